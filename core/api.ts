@@ -43,6 +43,13 @@ export interface RenderClientOptions {
 	allowedCdnHosts?: string[];
 	/** Largest result accepted, in bytes. Default 2 GiB. */
 	maxDownloadBytes?: number;
+	/** Limit for one API request until its response headers arrive, in ms. Default 30 000. */
+	requestTimeoutMs?: number;
+	/**
+	 * Waiting by SSE: a stream silent (no event, no heartbeat) this long counts as dead; `auto`
+	 * then falls back to polling and `sse` reconnects. Default 45 000.
+	 */
+	sseIdleMs?: number;
 	/** Optional diagnostics; messages never contain secrets. */
 	logger?: { debug(message: string): void; warn(message: string): void };
 }
@@ -89,21 +96,43 @@ export interface GenerateOptions extends WaitOptions {
 }
 
 export type GenerateOutcome =
-	| { kind: 'complete'; job: SubmittedJob; file: DownloadedFile; waitedMs: number; via: 'sse' | 'poll' }
-	| { kind: 'timed_out'; job: SubmittedJob; lastStatus: string; waitedMs: number; cancelled: boolean };
+	| {
+			kind: 'complete';
+			job: SubmittedJob;
+			file: DownloadedFile;
+			waitedMs: number;
+			via: 'sse' | 'poll';
+	  }
+	| {
+			kind: 'timed_out';
+			job: SubmittedJob;
+			lastStatus: string;
+			waitedMs: number;
+			cancelled: boolean;
+	  };
 
 export interface RenderClient {
-	listModels(filter?: ModelFilter, options?: { signal?: AbortSignal; fresh?: boolean }): Promise<Model[]>;
+	listModels(
+		filter?: ModelFilter,
+		options?: { signal?: AbortSignal; fresh?: boolean },
+	): Promise<Model[]>;
 	catalogue(options?: { signal?: AbortSignal; fresh?: boolean }): Promise<Catalogue>;
 	/** Throws ValidationError (with `field`) before any job request is sent. */
-	validate(request: GenerationRequest, options?: { signal?: AbortSignal }): Promise<ValidationResult>;
+	validate(
+		request: GenerationRequest,
+		options?: { signal?: AbortSignal },
+	): Promise<ValidationResult>;
 	submit(request: GenerationRequest, options?: SubmitOptions): Promise<SubmittedJob>;
 	getJob(jobId: string, options?: { signal?: AbortSignal }): Promise<JobSnapshot>;
 	wait(jobId: string, options?: WaitOptions): Promise<WaitOutcome>;
 	/** Asks the service to cancel; resolves false when the service does not support it. */
 	cancel(jobId: string, options?: { signal?: AbortSignal }): Promise<boolean>;
 	download(jobId: string, resultUrl: string, options?: DownloadOptions): Promise<DownloadedFile>;
-	downloadToBuffer(jobId: string, resultUrl: string, options?: DownloadOptions): Promise<DownloadedBuffer>;
+	downloadToBuffer(
+		jobId: string,
+		resultUrl: string,
+		options?: DownloadOptions,
+	): Promise<DownloadedBuffer>;
 	/** submit + wait + download. */
 	generate(request: GenerationRequest, options?: GenerateOptions): Promise<GenerateOutcome>;
 }

@@ -59,13 +59,7 @@ export interface GenerationRequest {
 }
 
 /** Job states the emulator documents; the real service may add others. */
-export type JobStatus =
-	| 'queued'
-	| 'running'
-	| 'complete'
-	| 'failed'
-	| 'cancelled'
-	| (string & {});
+export type JobStatus = 'queued' | 'running' | 'complete' | 'failed' | 'cancelled' | (string & {});
 
 /** Returned by a successful submission. */
 export interface SubmittedJob {
@@ -125,7 +119,13 @@ export interface WaitOptions {
 /** How a wait ended without throwing. Failures throw JobFailedError / JobCancelledError. */
 export type WaitOutcome =
 	| { kind: 'complete'; jobId: string; resultUrl: string; waitedMs: number; via: 'sse' | 'poll' }
-	| { kind: 'timed_out'; jobId: string; lastStatus: JobStatus; waitedMs: number; cancelled: boolean };
+	| {
+			kind: 'timed_out';
+			jobId: string;
+			lastStatus: JobStatus;
+			waitedMs: number;
+			cancelled: boolean;
+	  };
 
 /** A downloaded result. `stream` is consumed once; resumption after a drop is built in. */
 export interface DownloadedFile {

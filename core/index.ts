@@ -1,0 +1,24 @@
+/** Public API of the client core. Imports neither n8n nor Node-RED. */
+export * from './api';
+export * from './errors';
+export * from './transport';
+export * from './types';
+export { createRenderClient } from './client';
+export { createCatalogue, clearCatalogueCache } from './catalogue';
+export { validateRequest } from './validation';
+export { mapWithConcurrency, DEFAULT_CONCURRENCY, type ItemResult } from './concurrency';
+export { SseParser, parseSseStream, sseConnectionFromResponse } from './sse-parser';
+export { defaultClock, defaultSleep } from './sleep';
+export { normalizeJobStatus } from './job-status';
+export { fileNameFor, extensionFor } from './download';
+export {
+	backoffDelay,
+	parseRetryAfter,
+	pollDelay,
+	retryDelay,
+	isTransientStatus,
+	ERROR_BACKOFF,
+	POLL_SCHEDULE,
+	MAX_RETRY_AFTER_MS,
+} from './retry';
+export { createAxiosTransport, type AxiosTransportOptions } from './transports/axios-transport';

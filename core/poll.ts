@@ -1,0 +1,67 @@
+/**
+ * Waiting by polling `GET /jobs/{id}`. Intervals start at 0.5 s and grow to a 5 s ceiling
+ * (retry.ts POLL_SCHEDULE); a `Retry-After` on the answer replaces our interval. Transient
+ * errors (408, 429, 5xx, network) are retried with jittered backoff or their `Retry-After`,
+ * for as long as the overall deadline allows: they never count as a failed job.
+ */
+import type { CoreContext } from './context';
+import { isTransientError, retryAfterOf } from './http';
+import { jobCancelled, jobFailed } from './job-outcome';
+import { getJob, isComplete, type PendingSnapshot } from './jobs';
+import { pollDelay, retryDelay } from './retry';
+import type { JobSnapshot, JobStatus } from './types';
+import { sleepOrAbort } from './wait-helpers';
+import { progressReporter, type LegOptions, type LegResult } from './wait-types';
+
+export async function pollJob(
+	ctx: CoreContext,
+	jobId: string,
+	options: LegOptions,
+): Promise<LegResult> {
+	const report = progressReporter(options.onProgress);
+	let lastStatus: JobStatus = options.lastStatus ?? 'queued';
+	let polls = 0;
+	let errors = 0;
+	for (;;) {
+		const remaining = options.deadline - ctx.clock();
+		if (remaining <= 0) return { kind: 'deadline', lastStatus };
+		let snapshot: JobSnapshot;
+		try {
+			snapshot = await getJob(ctx, jobId, {
+				signal: options.signal,
+				timeoutMs: Math.min(ctx.requestTimeoutMs, remaining),
+			});
+		} catch (error) {
+			if (!isTransientError(error)) throw error;
+			const delay = retryDelay(errors++, ctx.random, retryAfterOf(error));
+			ctx.logger?.debug(`job ${jobId}: transient error while polling; next try in ${delay} ms`);
+			await sleepUntil(ctx, delay, options, jobId);
+			continue;
+		}
+		errors = 0;
+		if (isComplete(snapshot)) return { kind: 'complete', resultUrl: snapshot.resultUrl };
+		const pending: PendingSnapshot = snapshot;
+		if (snapshot.status === 'failed') throw jobFailed(jobId, pending.error, ctx.secrets);
+		if (snapshot.status === 'cancelled') throw jobCancelled(jobId);
+		lastStatus = pending.status;
+		report({
+			jobId,
+			status: pending.status,
+			queuePosition: pending.queuePosition,
+			progress: pending.progress,
+			via: 'poll',
+		});
+		await sleepUntil(ctx, pollDelay(polls++, pending.retryAfterMs), options, jobId);
+	}
+}
+
+/** Sleeps `ms`, but never past the deadline. */
+async function sleepUntil(
+	ctx: CoreContext,
+	ms: number,
+	options: LegOptions,
+	jobId: string,
+): Promise<void> {
+	const remaining = options.deadline - ctx.clock();
+	await sleepOrAbort(ctx, Math.max(0, Math.min(ms, remaining)), options.signal, jobId);
+}
