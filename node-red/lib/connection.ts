@@ -1,0 +1,44 @@
+/**
+ * One place that turns connection settings into a RenderClient: the config node's runtime and
+ * the editor's admin endpoint both use it, so both send requests the same way (the core's
+ * client over the axios transport, bundled into the node files).
+ */
+import { createHash } from 'node:crypto';
+import type { RenderClient } from '../../core/api';
+import { createRenderClient } from '../../core/client';
+import { createAxiosTransport } from '../../core/transports/axios-transport';
+
+export interface ConnectionSettings {
+	baseUrl: string;
+	asyncUrl: string;
+	apiKey: string;
+}
+
+/** Trims and drops trailing slashes, so "https://x/" and "https://x" are the same origin. */
+export function normaliseUrl(value: unknown): string {
+	return typeof value === 'string' ? value.trim().replace(/\/+$/, '') : '';
+}
+
+export function isHttpUrl(value: string): boolean {
+	try {
+		const url = new URL(value);
+		return url.protocol === 'http:' || url.protocol === 'https:';
+	} catch {
+		return false;
+	}
+}
+
+/** A stable, non-reversible name for a key, for the catalogue cache. */
+export function keyIdentity(apiKey: string): string {
+	return createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
+}
+
+export function createClient(settings: ConnectionSettings): RenderClient {
+	return createRenderClient({
+		baseUrl: settings.baseUrl,
+		asyncUrl: settings.asyncUrl,
+		transport: createAxiosTransport({ apiKey: settings.apiKey }),
+		secrets: [settings.apiKey],
+		cacheIdentity: keyIdentity(settings.apiKey),
+	});
+}
