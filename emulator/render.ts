@@ -105,36 +105,49 @@ function sceneFrom(seed: Buffer): Scene {
 	return { from, to, angle, shapes };
 }
 
+// Hot loops avoid global lookups such as Math.*: under jest's vm context every global access is
+// slow, and tests render many pictures.
 function paint(scene: Scene, width: number, height: number, frame: number): RgbImage {
 	const pixels = new Uint8Array(width * height * 3);
 	const cos = Math.cos(scene.angle);
 	const sin = Math.sin(scene.angle);
 	const unit = Math.min(width, height);
-	const placed = scene.shapes.map((s) => ({
-		...s,
+	const shapes = scene.shapes.map((s) => ({
+		circle: s.kind === 'circle',
 		cx: wrap(s.x + s.dx * frame) * width,
 		cy: wrap(s.y + s.dy * frame) * height,
 		rr: s.r * unit,
+		r: s.color[0],
+		g: s.color[1],
+		b: s.color[2],
 	}));
+	const [r0, g0, b0] = scene.from;
+	const [r1, g1, b1] = scene.to;
+	let o = 0;
 	for (let y = 0; y < height; y++) {
+		const rowTerm = (y / height - 0.5) * sin;
 		for (let x = 0; x < width; x++) {
-			const t = clamp01(0.5 + ((x / width - 0.5) * cos + (y / height - 0.5) * sin));
-			let r = scene.from[0] + (scene.to[0] - scene.from[0]) * t;
-			let g = scene.from[1] + (scene.to[1] - scene.from[1]) * t;
-			let b = scene.from[2] + (scene.to[2] - scene.from[2]) * t;
-			for (const s of placed) {
+			const t = clamp01(0.5 + (x / width - 0.5) * cos + rowTerm);
+			let r = r0 + (r1 - r0) * t;
+			let g = g0 + (g1 - g0) * t;
+			let b = b0 + (b1 - b0) * t;
+			// Later shapes are drawn over earlier ones.
+			for (let i = 0; i < shapes.length; i++) {
+				const s = shapes[i] as (typeof shapes)[number];
 				const dx = x - s.cx;
 				const dy = y - s.cy;
-				const inside =
-					s.kind === 'circle'
-						? dx * dx + dy * dy <= s.rr * s.rr
-						: Math.abs(dx) <= s.rr && Math.abs(dy) <= s.rr * 0.6;
-				if (inside) [r, g, b] = s.color;
+				const inside = s.circle
+					? dx * dx + dy * dy <= s.rr * s.rr
+					: (dx < 0 ? -dx : dx) <= s.rr && (dy < 0 ? -dy : dy) <= s.rr * 0.6;
+				if (inside) {
+					r = s.r;
+					g = s.g;
+					b = s.b;
+				}
 			}
-			const o = (y * width + x) * 3;
-			pixels[o] = r;
-			pixels[o + 1] = g;
-			pixels[o + 2] = b;
+			pixels[o++] = r;
+			pixels[o++] = g;
+			pixels[o++] = b;
 		}
 	}
 	return { width, height, pixels };
@@ -162,9 +175,11 @@ function webPalette(): Uint8Array {
 function quantize(image: RgbImage): Uint8Array {
 	const out = new Uint8Array(image.width * image.height);
 	const px = image.pixels;
-	for (let i = 0; i < out.length; i++) {
-		const q = (v: number): number => Math.round((px[i * 3 + v] as number) / 51);
-		out[i] = q(0) * 36 + q(1) * 6 + q(2);
+	for (let i = 0, o = 0; i < out.length; i++, o += 3) {
+		const r = ((px[o] as number) / 51 + 0.5) | 0;
+		const g = ((px[o + 1] as number) / 51 + 0.5) | 0;
+		const b = ((px[o + 2] as number) / 51 + 0.5) | 0;
+		out[i] = r * 36 + g * 6 + b;
 	}
 	return out;
 }
