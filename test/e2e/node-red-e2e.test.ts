@@ -1,0 +1,161 @@
+/**
+ * Real Node-RED processes with the packed package installed in their user directory: a flow
+ * inject -> render-generate -> file writes the PNG to disk, and it must be byte for byte what
+ * the emulator serves. Node-RED 5 runs on Node 24 (both provisioned into the e2e cache);
+ * Node-RED 4, the devDependency, runs on the Node that runs jest.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createEmulator, type RunningEmulator } from '../../emulator';
+import {
+	PROVISION_TIMEOUT_MS,
+	makeTempDir,
+	packPackage,
+	removeDir,
+	waitFor,
+} from '../helpers/e2e-process';
+import {
+	nodeRed4,
+	provisionNodeRed5,
+	startNodeRed,
+	type FlowNode,
+	type NodeRedInstance,
+	type NodeRedRuntime,
+} from '../helpers/e2e-node-red';
+
+jest.setTimeout(180_000);
+
+let emulator: RunningEmulator;
+let workDir: string;
+let tarball: string;
+
+beforeAll(async () => {
+	emulator = await createEmulator({ port: 0 });
+	workDir = await makeTempDir('node-red-e2e');
+	tarball = await packPackage(join(workDir, 'pack'));
+});
+
+afterAll(async () => {
+	await emulator?.close();
+	await removeDir(workDir);
+});
+
+function generateFlow(pngPath: string): FlowNode[] {
+	return [
+		{ id: 'tab', type: 'tab', label: 'Render e2e' },
+		{
+			id: 'cfg',
+			type: 'render-service-config',
+			name: 'emulator',
+			baseUrl: emulator.baseUrl,
+			asyncUrl: emulator.asyncUrl,
+			// Sent once through the admin API; Node-RED stores it encrypted in flows_cred.json.
+			credentials: { apiKey: emulator.apiKey },
+		},
+		{
+			id: 'start',
+			type: 'inject',
+			z: 'tab',
+			once: true,
+			onceDelay: 0.1,
+			props: [{ p: 'payload' }],
+			payload: 'a lighthouse at dawn, oil painting',
+			payloadType: 'str',
+			wires: [['generate']],
+		},
+		{
+			id: 'generate',
+			type: 'render-generate',
+			z: 'tab',
+			config: 'cfg',
+			modality: 'image',
+			family: 'flux',
+			model: 'schnell',
+			task: 't2i',
+			format: '512',
+			mode: 'wait',
+			waitMode: 'auto',
+			timeout: 60,
+			onTimeout: 'fail',
+			output: 'buffer',
+			concurrency: 4,
+			wires: [['write']],
+		},
+		{
+			id: 'write',
+			type: 'file',
+			z: 'tab',
+			filename: pngPath,
+			filenameType: 'str',
+			appendNewline: false,
+			createDir: true,
+			overwriteFile: 'true',
+			encoding: 'none',
+			wires: [],
+		},
+	];
+}
+
+async function generatesThePng(
+	runtime: () => Promise<NodeRedRuntime>,
+	major: string,
+): Promise<void> {
+	let nodeRed: NodeRedInstance | undefined;
+	try {
+		nodeRed = await startNodeRed(await runtime(), { packageTarball: tarball });
+		expect(nodeRed.version.split('.')[0]).toBe(major);
+		expect(await nodeRed.nodeTypes()).toEqual(
+			expect.arrayContaining([
+				'render-service-config',
+				'render-generate',
+				'render-models',
+				'render-job',
+			]),
+		);
+		const jobsBefore = emulator.jobs().length;
+		const pngPath = join(workDir, `node-red-${major}`, 'lighthouse.png');
+		await nodeRed.deploy(generateFlow(pngPath));
+
+		const job = await waitFor(
+			async () =>
+				emulator
+					.jobs()
+					.slice(jobsBefore)
+					.find((j) => j.status === 'complete'),
+			60_000,
+			'the job to complete on the emulator',
+		);
+		const expected = emulator.expectedResult(job.id);
+		expect(expected?.mimeType).toBe('image/png');
+		// The file node writes once the whole message arrived; wait for all of it.
+		const written = await waitFor(
+			async () => {
+				const data = await readFile(pngPath);
+				return data.length === expected?.data.length ? data : undefined;
+			},
+			30_000,
+			`${pngPath} to hold the result`,
+		).catch((error: Error) => {
+			throw new Error(`${error.message}\n${nodeRed?.logs() ?? ''}`);
+		});
+		expect(written.equals(expected!.data)).toBe(true);
+		expect(emulator.jobs().length - jobsBefore).toBe(1);
+		expect(emulator.jobs().at(-1)?.request.prompt).toBe('a lighthouse at dawn, oil painting');
+		expect(emulator.counters().cdnAuthorizationHeaders).toBe(0);
+		expect(nodeRed.logs()).not.toContain(emulator.apiKey);
+	} finally {
+		await nodeRed?.stop();
+	}
+}
+
+describe('real Node-RED runs inject -> render-generate -> file', () => {
+	it(
+		'Node-RED 5 on Node 24 writes the PNG byte for byte as the service serves it',
+		async () => await generatesThePng(provisionNodeRed5, '5'),
+		PROVISION_TIMEOUT_MS,
+	);
+
+	it('Node-RED 4 on the Node running the tests writes the same PNG', async () => {
+		await generatesThePng(async () => nodeRed4(), '4');
+	});
+});
