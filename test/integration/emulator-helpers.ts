@@ -110,7 +110,12 @@ export interface SseResult {
 export function readSse(
 	url: string,
 	headers: Record<string, string>,
-	options: { stopAfterMs?: number; stopWhen?: (r: SseResult) => boolean } = {},
+	options: {
+		stopAfterMs?: number;
+		stopWhen?: (r: SseResult) => boolean;
+		/** Called once per event as it arrives. */
+		onEvent?: (event: SseEvent) => void;
+	} = {},
 ): Promise<SseResult> {
 	return new Promise((resolve, reject) => {
 		const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
@@ -123,7 +128,6 @@ export function readSse(
 				ended: false,
 			};
 			let buffer = '';
-			let timer: NodeJS.Timeout | undefined;
 			const finish = (ended: boolean): void => {
 				clearTimeout(timer);
 				result.ended = ended;
@@ -131,14 +135,16 @@ export function readSse(
 				req.destroy();
 				resolve(result);
 			};
-			timer = setTimeout(() => finish(false), options.stopAfterMs ?? 5000);
+			const timer = setTimeout(() => finish(false), options.stopAfterMs ?? 5000);
 			res.setEncoding('utf8');
 			res.on('data', (chunk: string) => {
 				result.raw += chunk;
 				buffer += chunk;
 				let cut: number;
 				while ((cut = buffer.indexOf('\n\n')) >= 0) {
+					const before = result.events.length;
 					parseBlock(buffer.slice(0, cut), result);
+					for (const event of result.events.slice(before)) options.onEvent?.(event);
 					buffer = buffer.slice(cut + 2);
 				}
 				if (options.stopWhen?.(result)) finish(false);
