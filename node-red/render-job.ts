@@ -95,7 +95,7 @@ function setUp(RED: NodeAPI, node: RedNode, def: NodeDef): void {
 	const t = translator(RED);
 	const client = clientSource(RED, def.config, t);
 	const store = typeof def.store === 'string' && def.store !== '' ? def.store : undefined;
-	const pending = new PendingJobs(node.context(), store);
+	const pending = new PendingJobs(node.context(), store, node.id);
 	const deps: Deps = { t, client, wait: waitSettings(def), pending };
 	const worker = startWorker({
 		node,

@@ -1,6 +1,8 @@
 /**
  * render-job's list of jobs it is waiting for, kept in the node's context so waiting resumes
- * after a redeploy, and after a restart when the chosen context store persists (file store).
+ * after a restart when the chosen context store persists (file store). Without any configured
+ * context store Node-RED deletes a node's context whenever the node closes, redeploys included,
+ * so the list is also kept in this process, keyed by node id: a redeploy always resumes.
  * Updates are chained so concurrent messages never overwrite each other's entries.
  */
 import type { ContextStore } from './red';
@@ -16,6 +18,14 @@ export interface PendingJob {
 
 type PendingMap = Record<string, PendingJob>;
 
+/** Survives the node object across redeploys (the module stays loaded). */
+const inProcess = new Map<string, PendingMap>();
+
+/** Forgets the in-process copies, as a fresh Node-RED process would (tests). */
+export function forgetInProcessPending(): void {
+	inProcess.clear();
+}
+
 export class PendingJobs {
 	private chain: Promise<unknown> = Promise.resolve();
 
@@ -23,6 +33,7 @@ export class PendingJobs {
 		private readonly context: ContextStore,
 		/** Context store name; undefined for the default store. */
 		private readonly store: string | undefined,
+		private readonly nodeId: string,
 	) {}
 
 	list(): Promise<PendingJob[]> {
@@ -62,16 +73,19 @@ export class PendingJobs {
 	}
 
 	private read(): Promise<PendingMap> {
+		const local = inProcess.get(this.nodeId) ?? {};
 		return new Promise((resolve, reject) => {
 			this.context.get(PENDING_KEY, this.store, (err, value) => {
 				if (err) reject(err);
-				else resolve(isPendingMap(value) ? { ...value } : {});
+				else resolve({ ...local, ...(isPendingMap(value) ? value : {}) });
 			});
 		});
 	}
 
 	private write(map: PendingMap): Promise<void> {
 		const value = Object.keys(map).length > 0 ? map : undefined;
+		if (value) inProcess.set(this.nodeId, { ...value });
+		else inProcess.delete(this.nodeId);
 		return new Promise((resolve, reject) => {
 			this.context.set(PENDING_KEY, value, this.store, (err) => (err ? reject(err) : resolve()));
 		});

@@ -154,3 +154,19 @@ export function textOf(value: unknown): string {
 		return v;
 	});
 }
+
+/**
+ * Stops the flows like a Node-RED shutdown: unlike `helper.unload()`, which also wipes every
+ * context, the context stores keep their data; the stores are then closed (flushed).
+ */
+export async function stopKeepingContext(): Promise<void> {
+	const context = helper._context as unknown as { clean: (...args: unknown[]) => Promise<void> };
+	const clean = context.clean;
+	context.clean = () => Promise.resolve();
+	try {
+		await helper.unload();
+	} finally {
+		context.clean = clean;
+	}
+	await helper._context.close();
+}
