@@ -43,7 +43,7 @@ export async function serveAdmin(
 	const route = matching.find(([, method]) => method === req.method);
 	if (!route) throw methodNotAllowed(matching.map(([, method]) => method));
 	const [pattern, method, handle] = route;
-	const id = decodeURIComponent(pattern.exec(path)?.[1] ?? '');
+	const id = pattern.exec(path)?.[1] ?? '';
 	const body = method === 'POST' ? await readJsonOrEmpty(req, ctx.settings.maxBodyBytes) : {};
 	if (id && !ctx.store.get(id))
 		throw new HttpError(404, 'job_not_found', `No job with ID "${id}".`);

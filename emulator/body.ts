@@ -31,6 +31,12 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
 			if (!failed) reject(err);
 			failed = true;
 		});
+		// A client that disconnects mid-body must not leave the promise pending.
+		req.on('close', () => {
+			if (!failed && !req.complete)
+				reject(badRequest('incomplete_body', 'The request body was cut off.'));
+			failed = true;
+		});
 	});
 }
 

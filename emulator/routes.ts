@@ -4,7 +4,7 @@ import { serveAdmin } from './admin';
 import { filterModels } from './catalogue';
 import type { Context } from './context';
 import type { EmulatorControl } from './control';
-import { methodNotAllowed, notFound, sendJson } from './errors';
+import { badRequest, methodNotAllowed, notFound, sendJson } from './errors';
 import { guard } from './guard';
 import { cancelJob, getJob, submitJob } from './queue-routes';
 import { streamEvents } from './sse';
@@ -42,7 +42,7 @@ export async function routeAsync(
 	}
 	const job = JOB.exec(path);
 	if (job) {
-		const id = decodeURIComponent(job[1] as string);
+		const id = decodePathPart(job[1] as string);
 		if (method === 'GET') return getJob(ctx, req, res, id);
 		if (method === 'DELETE') return cancelJob(ctx, req, res, id);
 		throw methodNotAllowed(['GET', 'DELETE']);
@@ -50,9 +50,17 @@ export async function routeAsync(
 	const events = EVENTS.exec(path);
 	if (events) {
 		if (method !== 'GET') throw methodNotAllowed(['GET']);
-		return streamEvents(ctx, req, res, decodeURIComponent(events[1] as string));
+		return streamEvents(ctx, req, res, decodePathPart(events[1] as string));
 	}
 	if (ctx.settings.admin && path.startsWith('/__admin/'))
 		return serveAdmin(ctx, control, req, res, path);
 	throw notFound();
+}
+
+function decodePathPart(part: string): string {
+	try {
+		return decodeURIComponent(part);
+	} catch {
+		throw badRequest('invalid_url', 'The job ID in the path is not valid percent-encoding.');
+	}
 }

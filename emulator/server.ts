@@ -1,6 +1,7 @@
 /** Starts the three origins (catalogue, async tier, CDN) on their own ports. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { serveCdn } from './cdn';
 import { type Context, createContext } from './context';
 import { createControl } from './control';
@@ -17,6 +18,7 @@ export async function createEmulator(options: EmulatorOptions = {}): Promise<Run
 	const servers: Server[] = [];
 	const start = async (name: string, wanted: number, route: Route): Promise<string> => {
 		const server = createServer(handler(ctx, name, route));
+		server.on('clientError', answerClientError);
 		servers.push(server);
 		return origin(ctx.settings.host, await listen(server, ctx.settings.host, wanted));
 	};
@@ -60,6 +62,20 @@ function handler(ctx: Context, name: string, route: Route) {
 			if (!res.destroyed) sendError(res, httpError);
 		});
 	};
+}
+
+/** Unparseable HTTP still gets the error shape when the socket can take it. */
+function answerClientError(_err: Error, socket: Duplex): void {
+	if (!socket.writable) {
+		socket.destroy();
+		return;
+	}
+	const body = JSON.stringify({
+		error: { code: 'bad_request', message: 'The request is not valid HTTP.' },
+	});
+	socket.end(
+		`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+	);
 }
 
 function listen(server: Server, host: string, port: number): Promise<number> {

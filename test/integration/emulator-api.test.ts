@@ -2,6 +2,8 @@
  * The emulator's catalogue and queue tier over real HTTP: every endpoint, every error code,
  * idempotency, queue positions, and OpenAPI validation of each reply (done inside `call`).
  */
+import { request } from 'node:http';
+import { connect } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import {
 	auth,
@@ -442,5 +444,70 @@ describe('emulator: close', () => {
 			await expect(fetch(`${url}/models`)).rejects.toThrow();
 		}
 		await sleep(0);
+	});
+});
+
+describe('emulator: bad input never crashes it', () => {
+	let emu: RunningEmulator;
+	beforeAll(async () => {
+		emu = await startEmulator({ maxBodyBytes: 32 * 1024 });
+	});
+	afterAll(() => emu.close());
+
+	const stillServes = async (): Promise<void> => {
+		expect((await call(`${emu.baseUrl}/models`, { headers: auth(emu) })).status).toBe(200);
+	};
+
+	it('answers garbage that is not HTTP with a 400 in the error shape', async () => {
+		for (const origin of [emu.baseUrl, emu.asyncUrl, emu.cdnUrl]) {
+			const { hostname, port } = new URL(origin);
+			const reply = await new Promise<string>((resolve, reject) => {
+				const socket = connect(Number(port), hostname, () => socket.write('HELLO THERE\r\n\r\n'));
+				let data = '';
+				socket.on('data', (chunk) => (data += chunk.toString()));
+				socket.on('end', () => resolve(data));
+				socket.on('error', reject);
+			});
+			expect(reply).toMatch(/^HTTP\/1\.1 400/);
+			expect(reply).toContain('"error"');
+		}
+		await stillServes();
+	});
+
+	it('answers 400 to a job ID with broken percent-encoding', async () => {
+		const r = await call(`${emu.asyncUrl}/jobs/%E0%A4%A`, { headers: auth(emu) });
+		expect(r.status).toBe(400);
+		expect((r.body as ErrorBody).error.code).toBe('invalid_url');
+	});
+
+	it('answers 413 to a chunked body over the cap (no Content-Length)', async () => {
+		const status = await new Promise<number>((resolve, reject) => {
+			const req = request(
+				`${emu.asyncUrl}/queue`,
+				{ method: 'POST', headers: auth(emu, { 'content-type': 'application/json' }) },
+				(res) => {
+					res.resume();
+					resolve(res.statusCode ?? 0);
+				},
+			);
+			req.on('error', reject);
+			for (let i = 0; i < 8; i++) req.write('x'.repeat(8 * 1024));
+			req.end();
+		});
+		expect(status).toBe(413);
+		await stillServes();
+	});
+
+	it('survives a client that disconnects in the middle of a body', async () => {
+		await new Promise<void>((resolve) => {
+			const req = request(`${emu.asyncUrl}/queue`, {
+				method: 'POST',
+				headers: auth(emu, { 'content-type': 'application/json', 'content-length': '5000' }),
+			});
+			req.on('error', () => resolve());
+			req.write('{"modality":', () => setTimeout(() => req.destroy(), 20));
+			req.on('close', () => resolve());
+		});
+		await stillServes();
 	});
 });
