@@ -47,6 +47,15 @@ describe.each(NAMES)('%s', (name) => {
 		expect(keys.filter((k) => !has(own, k))).toEqual([]);
 	});
 
+	it('has editor scripts that parse', () => {
+		const scripts = [
+			...editor.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g),
+		].map((m) => m[1]!);
+		expect(scripts).toHaveLength(1);
+		// Parsing only: `new Function` compiles the code without running it.
+		for (const code of scripts) expect(() => new Function('RED', '$', code)).not.toThrow();
+	});
+
 	it('documents inputs and outputs as message properties', () => {
 		if (name === 'render-service-config') return expect(help).toContain('<h3>Details</h3>');
 		for (const heading of ['Inputs', 'Outputs', 'Details'])
