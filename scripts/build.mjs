@@ -1,7 +1,7 @@
 // Build: compile TypeScript to dist/, then copy the static files each engine loads from disk
 // (n8n: icons and codex JSON beside the nodes; Node-RED: editor HTML, locales, icons).
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +13,10 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
 	cwd: root,
 	stdio: 'inherit',
 });
+
+// The emulator CLI is package.json's `bin`: npx runs it directly, so it must be executable.
+const emulatorCli = join(dist, 'emulator/cli.js');
+if (existsSync(emulatorCli)) chmodSync(emulatorCli, 0o755);
 
 const staticPattern = /\.(svg|png|html|json)$/;
 function copyStatic(dir) {
