@@ -14,5 +14,7 @@ module.exports = {
 			testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
 		},
 		{ ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+		{ ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.test.ts'] },
+		{ ...common, displayName: 'security', testMatch: ['<rootDir>/test/security/**/*.test.ts'] },
 	],
 };

@@ -1,0 +1,125 @@
+/**
+ * The fault matrix through the client core on its axios transport, over real HTTP against the
+ * emulator's fault injection: three concurrent jobs per scenario, each delivered (or reported)
+ * exactly once, byte for byte, without the key showing up anywhere.
+ */
+import { clearCatalogueCache } from '../../core/catalogue';
+import { createRenderClient } from '../../core/client';
+import { RenderServiceError } from '../../core/errors';
+import { createAxiosTransport } from '../../core/transports/axios-transport';
+import type { GenerationRequest } from '../../core/types';
+import { captureOutput, deepText, SECRET_KEY, type Capture } from '../helpers/fault-capture';
+import {
+	arm,
+	bounded,
+	createTable,
+	expireAfterFirst303,
+	promptsFor,
+	SCENARIO_LIMIT_MS,
+	SCENARIOS,
+	startFaultEmulator,
+	verify,
+	type FaultEmulator,
+	type Observed,
+	type Scenario,
+} from '../helpers/fault-matrix';
+
+jest.setTimeout(30_000);
+
+const table = createTable('Fault matrix: client core (axios transport)');
+let fault: FaultEmulator;
+let capture: Capture;
+
+beforeAll(async () => {
+	fault = await startFaultEmulator();
+});
+beforeEach(() => {
+	capture = captureOutput();
+});
+afterEach(() => capture.restore());
+afterAll(async () => {
+	await fault.emulator.close();
+	table.print();
+});
+
+function requestFor(prompt: string): GenerationRequest {
+	return {
+		modality: 'image',
+		family: 'flux',
+		model: 'schnell',
+		task: 't2i',
+		format: '512',
+		prompt,
+	};
+}
+
+function makeClient(log: Capture) {
+	return createRenderClient({
+		baseUrl: fault.emulator.baseUrl,
+		asyncUrl: fault.emulator.asyncUrl,
+		transport: createAxiosTransport({ apiKey: SECRET_KEY }),
+		secrets: [SECRET_KEY],
+		cacheIdentity: 'fault-matrix',
+		// Short enough that a silent stream is given up on within the scenario.
+		sseIdleMs: 300,
+		logger: { debug: (m) => log.add(m), warn: (m) => log.add(m) },
+	});
+}
+
+async function runCore(scenario: Scenario): Promise<Observed> {
+	const client = makeClient(capture);
+	const observed: Observed = { delivered: [], failed: [], timedOut: [] };
+	await Promise.all(
+		promptsFor(scenario).map(async (prompt) => {
+			let jobId: string | undefined;
+			try {
+				const outcome = await client.generate(requestFor(prompt), {
+					mode: scenario.waitMode,
+					timeoutMs: (scenario.timeoutSeconds ?? 10) * 1000,
+					onTimeout: scenario.onTimeout,
+					onSubmitted: (job) => (jobId = job.jobId),
+				});
+				if (outcome.kind === 'timed_out') {
+					observed.timedOut.push({ jobId: outcome.job.jobId, cancelled: outcome.cancelled });
+					return;
+				}
+				const chunks: Buffer[] = [];
+				for await (const chunk of outcome.file.stream) chunks.push(chunk);
+				observed.delivered.push({ jobId: outcome.job.jobId, data: Buffer.concat(chunks) });
+			} catch (error) {
+				capture.add(error, (error as RenderServiceError).hint);
+				const id = error instanceof RenderServiceError ? (error.jobId ?? jobId) : jobId;
+				observed.failed.push({ jobId: id, message: String((error as Error).message) });
+			}
+		}),
+	);
+	return observed;
+}
+
+describe('fault matrix through the core', () => {
+	it.each(SCENARIOS.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
+		arm(fault, scenario);
+		if (scenario.freshCatalogue) clearCatalogueCache();
+		const stopExpiring = scenario.expireAfter303 ? expireAfterFirst303(fault) : () => undefined;
+		try {
+			const observed = await bounded(runCore(scenario), SCENARIO_LIMIT_MS, scenario.name);
+			verify(table, 'core', scenario, fault, observed, capture.texts);
+			if (scenario.freshCatalogue) expect(fault.emulator.counters().requests.models).toBe(3);
+		} finally {
+			stopExpiring();
+		}
+	});
+
+	it('never lets a 5xx burst on POST /queue create a second job (idempotent resend)', async () => {
+		arm(fault, { faults: { queue: { errorBurst: 3 } } });
+		const client = makeClient(capture);
+		const job = await bounded(
+			client.submit(requestFor('one job only')),
+			SCENARIO_LIMIT_MS,
+			'submit',
+		);
+		expect(fault.emulator.counters()).toMatchObject({ jobsCreated: 1 });
+		expect(fault.emulator.counters().requests.queue).toBe(4);
+		expect(deepText(job)).not.toContain(SECRET_KEY);
+	});
+});
