@@ -34,13 +34,17 @@ describe('built-in catalogue', () => {
 
 	it('the Model schema rejects a fixed-steps model that also has guidance, and default_steps without guidance', () => {
 		const base = BUILT_IN_MODELS[0] as (typeof BUILT_IN_MODELS)[number];
-		expect(schemaErrors('Model', { ...base, info: { fixed_steps: 4, guidance_range: [1, 2] } })).not.toEqual([]);
+		expect(
+			schemaErrors('Model', { ...base, info: { fixed_steps: 4, guidance_range: [1, 2] } }),
+		).not.toEqual([]);
 		expect(schemaErrors('Model', { ...base, info: { default_steps: 20 } })).not.toEqual([]);
 		expect(schemaErrors('Model', { ...base, tasks: ['i2i'] })).not.toEqual([]);
 	});
 
 	it('combines filters and gives an empty list for unknown values', () => {
-		expect(filterModels(BUILT_IN_MODELS, { family: 'flux', modality: 'image' }).length).toBeGreaterThan(0);
+		expect(
+			filterModels(BUILT_IN_MODELS, { family: 'flux', modality: 'image' }).length,
+		).toBeGreaterThan(0);
 		expect(filterModels(BUILT_IN_MODELS, { family: 'flux', modality: 'video' })).toEqual([]);
 		expect(filterModels(BUILT_IN_MODELS, { family: 'nope' })).toEqual([]);
 	});
@@ -58,10 +62,21 @@ describe('built-in catalogue', () => {
 });
 
 describe('job request validation', () => {
-	const ok = { modality: 'image', family: 'flux', model: 'dev', task: 't2i', format: '1024', prompt: 'a cat' };
+	const ok = {
+		modality: 'image',
+		family: 'flux',
+		model: 'dev',
+		task: 't2i',
+		format: '1024',
+		prompt: 'a cat',
+	};
 	const png = 'data:image/png;base64,iVBORw0KGgo=';
 
-	function rejection(body: Record<string, unknown>): { status: number; code: string; field?: string } {
+	function rejection(body: Record<string, unknown>): {
+		status: number;
+		code: string;
+		field?: string;
+	} {
 		try {
 			validateJobRequest(body, BUILT_IN_MODELS);
 		} catch (err) {
@@ -76,7 +91,15 @@ describe('job request validation', () => {
 	});
 
 	it('accepts every optional field within the model limits', () => {
-		const full = { ...ok, task: 'i2i', steps: 20, guidance: 3.5, backend: 'tensorrt', seed: 42, image: png };
+		const full = {
+			...ok,
+			task: 'i2i',
+			steps: 20,
+			guidance: 3.5,
+			backend: 'tensorrt',
+			seed: 42,
+			image: png,
+		};
 		expect(validateJobRequest(full, BUILT_IN_MODELS)).toEqual(full);
 	});
 
@@ -119,7 +142,10 @@ describe('fault dice', () => {
 	});
 
 	it('bursts count down and do not change the caller config', () => {
-		const config = { job: { errorBurst: 2, errorStatus: 502 }, queue: { rateLimitBurst: 1, retryAfterSeconds: 3 } };
+		const config = {
+			job: { errorBurst: 2, errorStatus: 502 },
+			queue: { rateLimitBurst: 1, retryAfterSeconds: 3 },
+		};
 		const faults = new Faults(config, seededRandom(1));
 		expect(faults.draw('job')?.status).toBe(502);
 		expect(faults.draw('job')?.status).toBe(502);
