@@ -14,6 +14,7 @@ import { completeRequest, describeRequest, draftRequest } from './lib/request';
 import type { GenerateSettings } from './lib/request';
 import { DEFAULT_CONCURRENCY, waitSettings, withMessage } from './lib/wait-settings';
 import type { WaitSettings } from './lib/wait-settings';
+import { timedOutResult } from './lib/timeout';
 import { startWorker } from './lib/worker';
 import type { WorkContext, WorkResult } from './lib/worker';
 
@@ -95,15 +96,7 @@ async function handle(deps: Deps, msg: NodeMessage, ctx: WorkContext): Promise<W
 	const job = jobInfo(submitted ?? outcome.job, request);
 	msg.jobId = outcome.job.jobId;
 	if (outcome.kind === 'timed_out') {
-		msg.payload = outcome.job.jobId;
-		msg.job = {
-			...job,
-			status: outcome.lastStatus,
-			timedOut: true,
-			cancelled: outcome.cancelled,
-			waitedMs: outcome.waitedMs,
-		};
-		return { out: msg, statusText: deps.t(`${TYPE}.status.timedOut`) };
+		return timedOutResult({ ...outcome, jobId: outcome.job.jobId }, wait, msg, job, deps.t, TYPE);
 	}
 	ctx.board.working(ctx.key, 'downloading');
 	await deliver(outcome.file, msg, wait.outputFile || undefined, ctx.signal);

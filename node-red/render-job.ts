@@ -14,6 +14,7 @@ import { PendingJobs } from './lib/pending';
 import type { NodeAPI, NodeDef, NodeMessage, RedNode } from './lib/red';
 import { DEFAULT_CONCURRENCY, waitSettings, withMessage } from './lib/wait-settings';
 import type { WaitSettings } from './lib/wait-settings';
+import { timedOutResult } from './lib/timeout';
 import { startWorker } from './lib/worker';
 import type { WorkContext, WorkResult } from './lib/worker';
 
@@ -49,23 +50,9 @@ async function waitAndDeliver(
 		signal: ctx.signal,
 		onProgress: (p) => ctx.board.progress(ctx.key, p),
 	});
-	if (outcome.kind === 'timed_out') {
-		msg.payload = jobId;
-		msg.job = {
-			jobId,
-			status: outcome.lastStatus,
-			timedOut: true,
-			cancelled: outcome.cancelled,
-			waitedMs: outcome.waitedMs,
-		};
-		return { out: msg, statusText: deps.t(`${TYPE}.status.timedOut`) };
-	}
+	if (outcome.kind === 'timed_out') return timedOutResult(outcome, wait, msg, {}, deps.t, TYPE);
 	ctx.board.working(ctx.key, 'downloading');
-	const refreshUrl = async (): Promise<string> => {
-		const snapshot = await client.getJob(jobId, { signal: ctx.signal });
-		return 'resultUrl' in snapshot ? snapshot.resultUrl : outcome.resultUrl;
-	};
-	const file = await client.download(jobId, outcome.resultUrl, { signal: ctx.signal, refreshUrl });
+	const file = await client.download(jobId, outcome.resultUrl, { signal: ctx.signal });
 	await deliver(file, msg, wait.outputFile || undefined, ctx.signal);
 	msg.job = { jobId, status: 'complete', waitedMs: outcome.waitedMs, via: outcome.via };
 	return { out: msg };

@@ -281,6 +281,19 @@ describe('errors reach a Catch node', () => {
 		expect(emulator.counters().jobsCreated).toBe(created);
 	});
 
+	it('a timeout set to cancel cancels the job, then fails', async () => {
+		emulator.setTiming({ queueMs: 50, runMs: 5000 });
+		await load(generateFlow({ timeout: 0.4, onTimeout: 'cancel' }), emulator.apiKey);
+		const cancelled = emulator.counters().jobsCancelled;
+		const caught = nextMessage('caught');
+		helper.getNode('gen').receive({ payload: 'cancel me' });
+		const msg = await caught;
+		expect((msg.error as { message: string }).message).toMatch(/cancelled/);
+		expect((msg.error as { message: string }).message).toContain(msg.jobId as string);
+		expect(emulator.counters().jobsCancelled).toBe(cancelled + 1);
+		expect(emulator.jobs().find((j) => j.id === msg.jobId)?.status).toBe('cancelled');
+	});
+
 	it('a timeout set to fail names the job', async () => {
 		emulator.setTiming({ queueMs: 50, runMs: 5000 });
 		await load(generateFlow({ timeout: 0.4 }), emulator.apiKey);

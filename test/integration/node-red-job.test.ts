@@ -123,6 +123,18 @@ it('writes to a file when set to', async () => {
 	}
 });
 
+it('outputs the job ID when the wait times out and is set to return', async () => {
+	emulator.setTiming({ queueMs: 50, runMs: 5000 });
+	await load(jobFlow({ timeout: 0.3, onTimeout: 'return' }), emulator.apiKey);
+	const jobId = await submitJob();
+	const output = nextMessage('out');
+	helper.getNode('job').receive({ payload: jobId });
+	const msg = await output;
+	expect(msg.payload).toBe(jobId);
+	expect(msg.job).toMatchObject({ jobId, timedOut: true, cancelled: false });
+	expect(await pendingIn('job')).toBeUndefined();
+});
+
 it('sends a message without a job ID to Catch', async () => {
 	await load(jobFlow(), emulator.apiKey);
 	const caught = nextMessage('caught');
