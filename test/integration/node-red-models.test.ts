@@ -131,15 +131,12 @@ describe('catalogue endpoint for the editor', () => {
 
 	it('works for a config node not yet deployed, with the URL and key as typed', async () => {
 		await load(modelsFlow(), emulator.apiKey);
-		const res = await helper
-			.request()
-			.post(path)
-			.send({
-				config: 'new-config',
-				baseUrl: emulator.baseUrl,
-				asyncUrl: emulator.asyncUrl,
-				apiKey: emulator.apiKey,
-			});
+		const res = await helper.request().post(path).send({
+			config: 'new-config',
+			baseUrl: emulator.baseUrl,
+			asyncUrl: emulator.asyncUrl,
+			apiKey: emulator.apiKey,
+		});
 		expect(res.status).toBe(200);
 		expect((res.body as { models: Model[] }).models).toEqual(allModels);
 	});
