@@ -64,6 +64,8 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
 	const text = value.trim();
 	if (text === '') return undefined;
 	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+	// HTTP dates name a weekday or month; this keeps "-5" from parsing as a year.
+	if (!/[a-z]/i.test(text)) return undefined;
 	const date = Date.parse(text);
 	if (Number.isNaN(date)) return undefined;
 	return Math.max(0, date - nowMs);

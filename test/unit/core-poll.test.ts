@@ -1,0 +1,143 @@
+import { JobFailedError, NotFoundError, TimeoutError, AbortedError } from '../../core/errors';
+import { TransportError } from '../../core/transport';
+import { fakeClient, fakeTime, fakeTransport, ASYNC, SECRET } from './core-fakes';
+
+const queued = (extra: Record<string, unknown> = {}) => ({
+	status: 200,
+	body: { id: 'j1', status: 'queued', ...extra },
+});
+const running = (progress: number) => ({
+	status: 200,
+	body: { id: 'j1', status: 'running', progress },
+});
+const done = {
+	status: 303,
+	headers: { location: 'https://cdn.render.test/r/j1.png?sig=abc' },
+	body: '',
+};
+
+describe('polling', () => {
+	it('starts quick and backs off to the ceiling when the server gives no hint', async () => {
+		const transport = fakeTransport();
+		const time = fakeTime();
+		transport.on('GET /jobs/j1', ...Array.from({ length: 8 }, () => queued()), done);
+		const outcome = await fakeClient(transport, time).wait('j1', { mode: 'poll' });
+		expect(outcome).toMatchObject({
+			kind: 'complete',
+			resultUrl: 'https://cdn.render.test/r/j1.png?sig=abc',
+			via: 'poll',
+		});
+		expect(time.sleeps).toEqual([500, 750, 1125, 1688, 2531, 3797, 5000, 5000]);
+		expect(transport.requests.every((r) => r.auth && r.url === `${ASYNC}/jobs/j1`)).toBe(true);
+	});
+
+	it("follows the server's Retry-After hint between polls", async () => {
+		const transport = fakeTransport();
+		const time = fakeTime();
+		transport.on(
+			'GET /jobs/j1',
+			{ ...queued(), headers: { 'retry-after': '2' } },
+			{ ...running(0.5), headers: { 'retry-after': '4' } },
+			done,
+		);
+		await fakeClient(transport, time).wait('j1', { mode: 'poll' });
+		expect(time.sleeps).toEqual([2000, 4000]);
+	});
+
+	it('retries 408, 429, 5xx and network errors with backoff or Retry-After, never failing the job', async () => {
+		const transport = fakeTransport();
+		const time = fakeTime();
+		transport.on(
+			'GET /jobs/j1',
+			{ status: 503 },
+			{ status: 429, headers: { 'retry-after': '7' } },
+			new TransportError('socket hang up', { code: 'ECONNRESET', sent: true }),
+			{ status: 408 },
+			{ status: 502, headers: { 'retry-after': '1' } },
+			running(0.2),
+			done,
+		);
+		const outcome = await fakeClient(transport, time).wait('j1', { mode: 'poll' });
+		expect(outcome.kind).toBe('complete');
+		// 503 -> backoff(0)=500; 429 -> its 7 s; reset -> backoff(2)=2000; 408 -> backoff(3)=4000;
+		// 502 with Retry-After -> 1 s; then the first regular poll interval.
+		expect(time.sleeps).toEqual([500, 7000, 2000, 4000, 1000, 500]);
+	});
+
+	it('fails at once on a permanent error, naming the job', async () => {
+		const transport = fakeTransport();
+		transport.on('GET /jobs/j1', {
+			status: 404,
+			body: { error: { code: 'job_not_found', message: 'No job' } },
+		});
+		const error = await fakeClient(transport, fakeTime())
+			.wait('j1', { mode: 'poll' })
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(NotFoundError);
+		expect((error as NotFoundError).jobId).toBe('j1');
+		expect(transport.requests).toHaveLength(1);
+	});
+
+	it('reports a failed job with the service code and message, scrubbed of secrets', async () => {
+		const transport = fakeTransport();
+		transport.on('GET /jobs/j1', {
+			status: 200,
+			body: {
+				id: 'j1',
+				status: 'error',
+				error: { code: 'nsfw', message: `blocked for key ${SECRET}` },
+			},
+		});
+		const error = await fakeClient(transport, fakeTime())
+			.wait('j1', { mode: 'poll' })
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(JobFailedError);
+		expect(error).toMatchObject({ jobId: 'j1', serviceCode: 'nsfw' });
+		expect(String((error as Error).message)).not.toContain(SECRET);
+		expect(String((error as Error).message)).toContain('[redacted]');
+	});
+
+	it('understands other status words and a body URL instead of a 303', async () => {
+		const transport = fakeTransport();
+		transport.on(
+			'GET /jobs/j1',
+			{ status: 200, body: { job_id: 'j1', state: 'pending' } },
+			{ status: 200, body: { job_id: 'j1', state: 'in_progress', progress: 40 } },
+			{ status: 200, body: { job_id: 'j1', status: 'succeeded', result_url: '/files/j1.png' } },
+		);
+		const progress: number[] = [];
+		const outcome = await fakeClient(transport, fakeTime()).wait('j1', {
+			mode: 'poll',
+			onProgress: (p) => p.progress !== undefined && progress.push(p.progress),
+		});
+		expect(outcome).toMatchObject({ kind: 'complete', resultUrl: `${ASYNC}/files/j1.png` });
+		expect(progress).toEqual([0.4]);
+	});
+
+	it('ends at the overall timeout measured on the injected clock', async () => {
+		const transport = fakeTransport();
+		const time = fakeTime();
+		transport.on('GET /jobs/j1', running(0.1));
+		const error = await fakeClient(transport, time)
+			.wait('j1', { mode: 'poll', timeoutMs: 10_000 })
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(TimeoutError);
+		expect((error as TimeoutError).message).toContain('j1');
+		expect(time.sleeps.reduce((a, b) => a + b, 0)).toBe(10_000);
+	});
+
+	it('stops when aborted and names the job', async () => {
+		const transport = fakeTransport();
+		const controller = new AbortController();
+		transport.on('GET /jobs/j1', () => {
+			if (transport.requests.length === 3) controller.abort();
+			return running(0.1);
+		});
+		const error = await fakeClient(transport, fakeTime())
+			.wait('j1', { mode: 'poll', signal: controller.signal })
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(AbortedError);
+		expect((error as AbortedError).jobId).toBe('j1');
+		expect(transport.requests).toHaveLength(3);
+	});
+});
