@@ -41,11 +41,16 @@ export function resolveSettings(RED: NodeAPI, body: CatalogueBody): Resolved {
 			: undefined;
 	const baseUrl = normaliseUrl(body.baseUrl) || stored?.baseUrl || '';
 	const asyncUrl = normaliseUrl(body.asyncUrl) || stored?.asyncUrl || baseUrl;
+	if (!typedKey && !stored?.apiKey) {
+		// A config node runs only once deployed and used by a node; before that its stored
+		// key cannot be matched to a deployed URL, so the editor must send the key it has.
+		return { ok: false, status: 400, key: id && !deployed ? 'notDeployed' : 'noKey' };
+	}
 	if (!isHttpUrl(baseUrl)) return { ok: false, status: 400, key: 'badBaseUrl' };
 	if (typedKey) return { ok: true, settings: { baseUrl, asyncUrl, apiKey: typedKey } };
-	if (!stored?.apiKey)
-		return { ok: false, status: 400, key: id && !deployed ? 'notDeployed' : 'noKey' };
-	if (stored.baseUrl !== baseUrl) return { ok: false, status: 400, key: 'keyForOtherUrl' };
+	if (!stored || stored.baseUrl !== baseUrl) {
+		return { ok: false, status: 400, key: 'keyForOtherUrl' };
+	}
 	return { ok: true, settings: { ...stored, asyncUrl } };
 }
 
