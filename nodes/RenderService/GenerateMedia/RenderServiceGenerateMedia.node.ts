@@ -6,7 +6,11 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { DEFAULT_CONCURRENCY, mapWithConcurrency } from '../../../core/concurrency';
+import {
+	DEFAULT_CONCURRENCY,
+	mapWithConcurrency,
+	type ItemResult,
+} from '../../../core/concurrency';
 import { connect } from '../shared/client';
 import { jobIdOf, toNodeError } from '../shared/errors';
 import { JobLedger } from '../shared/ledger';
@@ -19,7 +23,7 @@ import {
 	getTasks,
 } from '../shared/load-options';
 import { modelProperties, modeProperties, settingsProperties } from './description';
-import { generateItem } from './generate';
+import { generateItem, prepareItem, type PreparedItem } from './generate';
 
 export class RenderServiceGenerateMedia implements INodeType {
 	description: INodeTypeDescription = {
@@ -55,9 +59,24 @@ export class RenderServiceGenerateMedia implements INodeType {
 			concurrency?: number;
 		};
 
-		const results = await mapWithConcurrency(items, concurrency, async (_item, itemIndex) => {
+		// Every item is checked before the first job is sent, so a typo in item 7 does not leave
+		// six paid jobs behind a failed execution.
+		const prepared: Array<ItemResult<PreparedItem>> = [];
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+			try {
+				prepared.push({ ok: true, value: await prepareItem(this, deps, itemIndex) });
+			} catch (error) {
+				if (!this.continueOnFail() || signal?.aborted) {
+					throw toNodeError(this.getNode(), error, { itemIndex, secrets });
+				}
+				prepared.push({ ok: false, error });
+			}
+		}
+
+		const results = await mapWithConcurrency(prepared, concurrency, async (ready, itemIndex) => {
 			if (signal?.aborted) throw signal.reason;
-			return await generateItem(this, deps, itemIndex);
+			if (!ready.ok) throw ready.error;
+			return await generateItem(this, deps, itemIndex, ready.value);
 		});
 
 		const returnData: INodeExecutionData[] = [];

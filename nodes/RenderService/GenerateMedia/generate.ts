@@ -146,14 +146,29 @@ async function outputResult(
 	return { json, binary: { [property]: binary }, pairedItem: { item: itemIndex } };
 }
 
+/** Reads and validates one item; runs for every item before any job is submitted. */
+export async function prepareItem(
+	context: IExecuteFunctions,
+	deps: GenerateDeps,
+	itemIndex: number,
+): Promise<PreparedItem> {
+	const request = await readRequest(context, itemIndex);
+	const { warnings } = await deps.client.validate(request, { signal: deps.signal });
+	return { request, warnings };
+}
+
+export interface PreparedItem {
+	request: GenerationRequest;
+	warnings: string[];
+}
+
 export async function generateItem(
 	context: IExecuteFunctions,
 	deps: GenerateDeps,
 	itemIndex: number,
+	{ request, warnings }: PreparedItem,
 ): Promise<INodeExecutionData> {
 	const { client, signal } = deps;
-	const request = await readRequest(context, itemIndex);
-	const { warnings } = await client.validate(request, { signal });
 	const mode = context.getNodeParameter('mode', itemIndex, 'wait') as string;
 	const job = await client.submit(request, { signal, skipValidation: true });
 	const allWarnings = [...warnings, ...job.warnings.filter((w) => !warnings.includes(w))];
