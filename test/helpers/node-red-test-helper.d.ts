@@ -37,6 +37,8 @@ declare module 'node-red-node-test-helper' {
 		unload(): Promise<void>;
 		getNode(id: string): TestNode;
 		request(): SupertestLike;
+		/** Spy on Node-RED's log: one call per log line (errors, warnings, info). */
+		log(): { args: unknown[][] };
 		startServer(): Promise<void>;
 		stopServer(): Promise<void>;
 		_context: { load(): Promise<void>; close(): Promise<void> };

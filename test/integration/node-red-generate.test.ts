@@ -336,3 +336,34 @@ it('works on several messages at once, up to the node limit', async () => {
 	expect(new Set(msgs.map((m) => m.jobId)).size).toBe(3);
 	for (const msg of msgs) expectResult(msg);
 });
+
+it('never shows the API key in a message, status, error or log line', async () => {
+	const flow = generateFlow({ wires: [['out', 'job']] });
+	flow.push({ id: 'job', type: 'render-job', config: 'cfg', wires: [['done']] });
+	flow.push({ id: 'done', type: 'helper' });
+	await load(flow, emulator.apiKey);
+	const seen: unknown[] = [];
+	for (const id of ['out', 'done', 'caught'])
+		helper.getNode(id).on('input', (m: Msg) => seen.push(m));
+	const genStatuses = recordStatuses('gen');
+	const jobStatuses = recordStatuses('job');
+	const gen = helper.getNode('gen');
+	const outputs = messages('out', 2);
+	gen.receive({ payload: 'fine' });
+	gen.receive({ payload: 'deprecated model', family: 'sdxl', model: 'turbo' });
+	await outputs;
+	const caught = messages('caught', 2);
+	gen.receive({ payload: 'bad [fail]' });
+	helper.getNode('job').receive({ jobId: 'no-such-job' });
+	await caught;
+	await until(() => seen.length >= 6, 10_000, 'render-job outputs');
+	const logged = helper.log().args.map((args: unknown[]) => args[0]);
+	expect(logged.length).toBeGreaterThan(0);
+	expect(seen.length).toBeGreaterThanOrEqual(6);
+	const statuses = [...genStatuses, ...jobStatuses];
+	expect(statuses.length).toBeGreaterThan(4);
+	for (const text of [textOf(seen), textOf(statuses), textOf(logged)]) {
+		expect(text).not.toContain(emulator.apiKey);
+	}
+	expect(emulator.counters().cdnAuthorizationHeaders).toBe(0);
+});
