@@ -100,7 +100,19 @@ async function openOnce(
 ): Promise<SseConnection | undefined> {
 	let conn: SseConnection;
 	try {
-		conn = await ctx.transport.openEventStream({ url, lastEventId, signal });
+		const limit = Math.max(0, Math.min(ctx.sseIdleMs, options.deadline - ctx.clock()));
+		const opened = await withinLimit(
+			ctx,
+			ctx.transport.openEventStream({ url, lastEventId, signal }),
+			limit,
+			options.signal,
+		);
+		if (opened === 'idle') {
+			// No response headers in time: counts as a failed attempt (the caller closes `signal`).
+			ctx.logger?.debug(`job ${jobId}: event stream did not answer within ${limit} ms`);
+			return undefined;
+		}
+		conn = opened;
 	} catch (error) {
 		if (options.signal?.aborted) throw abortedError(jobId);
 		if (error instanceof TransportError) {
@@ -186,14 +198,23 @@ async function readStream(
 }
 
 /** Races the next item against the idle limit; the timer is cancelled either way. */
-async function nextOrIdle(
+function nextOrIdle(
 	ctx: CoreContext,
 	iterator: AsyncIterator<SseItem>,
 	limitMs: number,
 	signal: AbortSignal | undefined,
 ): Promise<Next> {
+	return withinLimit(ctx, iterator.next(), limitMs, signal);
+}
+
+/** `pending`, or 'idle' when `limitMs` passes first (on the injected sleep). */
+async function withinLimit<T>(
+	ctx: CoreContext,
+	pending: Promise<T>,
+	limitMs: number,
+	signal: AbortSignal | undefined,
+): Promise<T | 'idle'> {
 	const timer = linkSignals(signal);
-	const pending = iterator.next();
 	const idle = ctx.sleep(limitMs, timer.signal).then(
 		() => 'idle' as const,
 		(error: unknown) => {

@@ -70,7 +70,11 @@ export function networkError(ctx: CoreContext, error: TransportError, purpose: R
 		`${jobPrefix(purpose.jobId)}could not reach the Render Service while ${purpose.action} (${scrub(error.message, ctx.secrets)}).`,
 		{
 			jobId: purpose.jobId,
-			cause: error,
+			// A clean copy: a transport's own `cause` may hold request options with the key.
+			cause: new TransportError(scrub(error.message, ctx.secrets), {
+				code: error.code,
+				sent: error.sent,
+			}),
 			hint: 'Check the Base URL / Async URL in the credential and your network connection.',
 		},
 	);
