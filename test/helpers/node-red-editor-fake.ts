@@ -43,7 +43,9 @@ class Wrapped {
 	private get el(): FakeElement {
 		return this.els[0]!;
 	}
-	val(value?: unknown): unknown {
+	val(): string | null;
+	val(value: unknown): this;
+	val(value?: unknown): string | null | this {
 		if (arguments.length === 0) return this.el.value;
 		for (const el of this.els) {
 			const v = String(value ?? '');
