@@ -9,6 +9,7 @@ import {
 import type { WaitMode } from '../../../core/types';
 import { connect } from '../shared/client';
 import { JobLedger } from '../shared/ledger';
+import { longLivedContext } from './long-lived-context';
 import { LedgerWatcher } from './watcher';
 
 export class RenderServiceTrigger implements INodeType {
@@ -95,7 +96,7 @@ export class RenderServiceTrigger implements INodeType {
 	};
 
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
-		const { client, credentials } = await connect(this);
+		const { client, credentials } = await connect(await longLivedContext(this));
 		const options = this.getNodeParameter('options', {}) as {
 			rescanSeconds?: number;
 			maxParallel?: number;
