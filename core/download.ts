@@ -31,6 +31,7 @@ const EXTENSIONS: Record<string, string> = {
 	'video/webm': 'webm',
 	'video/quicktime': 'mov',
 	'application/json': 'json',
+	'application/octet-stream': 'bin',
 };
 
 export function extensionFor(mimeType: string): string {

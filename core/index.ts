@@ -1,4 +1,8 @@
-/** Public API of the client core. Imports neither n8n nor Node-RED. */
+/**
+ * Public API of the client core. Imports neither n8n nor Node-RED, nor any runtime package:
+ * the axios transport (axios + eventsource) is imported on its own from
+ * `core/transports/axios-transport`, so the n8n side never pulls those in.
+ */
 export * from './api';
 export * from './errors';
 export * from './transport';
@@ -21,4 +25,3 @@ export {
 	POLL_SCHEDULE,
 	MAX_RETRY_AFTER_MS,
 } from './retry';
-export { createAxiosTransport, type AxiosTransportOptions } from './transports/axios-transport';

@@ -93,7 +93,6 @@ export function createAxiosTransport(options: AxiosTransportOptions): Transport 
 				responseEncoding: 'utf8',
 				transformResponse: [(data: unknown) => data],
 				signal: link.signal,
-				proxy: undefined,
 			});
 		} catch (error) {
 			throw toTransportError(error, secrets, timedOut, req.signal);

@@ -96,6 +96,6 @@ describe('download', () => {
 	it('names files from the job ID and MIME type', () => {
 		expect(fileNameFor('abc', 'image/jpeg')).toBe('abc.jpg');
 		expect(fileNameFor('a/b', 'video/mp4')).toBe('a_b.mp4');
-		expect(fileNameFor('x', 'application/octet-stream')).toBe('x.octetstream');
+		expect(fileNameFor('x', 'application/octet-stream')).toBe('x.bin');
 	});
 });
