@@ -121,7 +121,8 @@ export class N8nInstance {
 		await writeFile(join(nodesDir, 'package.json'), JSON.stringify(manifest, null, 2));
 	}
 
-	env(logFile = this.logFileFor('env')): NodeJS.ProcessEnv {
+	/** The environment of one n8n process, logging to `logFile`. */
+	async env(logFile: string): Promise<NodeJS.ProcessEnv> {
 		return {
 			...process.env,
 			...nodeEnv(this.runtime.nodeDir),
@@ -140,6 +141,9 @@ export class N8nInstance {
 			N8N_COMMUNITY_PACKAGES_REINSTALL_MISSING: 'false',
 			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 			N8N_RUNNERS_MODE: 'internal',
+			// Every n8n process starts a task broker (5679 by default): one free port each, so
+			// `execute` can run beside `start` and beside other test files' instances.
+			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 			N8N_RESTRICT_FILE_ACCESS_TO: this.filesDir,
 			N8N_BINARY_DATA_STORAGE_PATH: join(this.userFolder, 'binary-data'),
 			// JSON lines in a file per command: `execute --rawOutput` logs the run there too.
@@ -178,7 +182,7 @@ export class N8nInstance {
 	): Promise<{ stdout: string; logFile: string }> {
 		const logFile = this.logFileFor(args[0]?.replace(/\W/g, '-') ?? 'cli');
 		const result = await runCommand(this.runtime.node, [this.runtime.cli, ...args], {
-			env: this.env(logFile),
+			env: await this.env(logFile),
 			cwd: this.userFolder,
 			timeoutMs,
 		});
@@ -226,7 +230,7 @@ export class N8nInstance {
 		if (this.server?.running) throw new Error('n8n is already running');
 		const logFile = this.logFileFor('start');
 		this.server = ServerProcess.start(this.runtime.node, [this.runtime.cli, 'start'], {
-			env: this.env(logFile),
+			env: await this.env(logFile),
 			cwd: this.userFolder,
 		});
 		const server = this.server;
