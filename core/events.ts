@@ -67,7 +67,6 @@ export async function waitViaSse(
 		try {
 			conn = await openOnce(ctx, url, state.lastEventId, link.signal, options, jobId);
 			if (conn) {
-				state.failures = 0;
 				const result = await readStream(ctx, conn, jobId, options, state, report);
 				if (result) return result;
 			}
@@ -185,6 +184,8 @@ async function readStream(
 		}
 		if (next.done) return undefined;
 		if (next.value.type !== 'event') continue;
+		// Only an event proves the stream useful: one that opens and closes empty is a failure.
+		state.failures = 0;
 		const message = next.value.message;
 		if (message.retry !== undefined) state.serverRetryMs = clampHint(message.retry);
 		if (message.id !== undefined && message.id !== '') {

@@ -110,6 +110,17 @@ describe('waiting by SSE', () => {
 		expect(transport.sse).toHaveLength(3);
 	});
 
+	it('auto falls back to polling when the stream opens and closes without events', async () => {
+		const transport = fakeTransport();
+		const time = fakeTime(0, { hangFrom: 45_000 });
+		transport.onSse(sseOf(['heartbeat']), sseOf([]), sseOf(['heartbeat']));
+		transport.on('GET /jobs/j1', done);
+		const outcome = await fakeClient(transport, time).wait('j1');
+		expect(outcome).toMatchObject({ kind: 'complete', via: 'poll' });
+		expect(transport.sse).toHaveLength(3);
+		expect(time.sleeps).toEqual([250, 500]);
+	});
+
 	it('auto falls back to polling when the stream is silent past the idle limit', async () => {
 		const transport = fakeTransport();
 		const time = fakeTime();
