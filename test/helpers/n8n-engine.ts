@@ -8,7 +8,10 @@
  * Reused by the e2e and fault-injection tests: see `createN8nEngine`.
  */
 import 'reflect-metadata';
+import { dirname } from 'node:path';
+
 import {
+	BinaryDataService,
 	ExecutionLifecycleHooks,
 	LoadOptionsContext,
 	TriggerContext,
@@ -36,6 +39,38 @@ import {
 	type IWorkflowExecuteAdditionalData,
 	type WorkflowExecuteMode,
 } from 'n8n-workflow';
+
+/**
+ * Switches n8n's binary data to its filesystem mode in `dir`, as n8n runs by default in
+ * production, so `prepareBinaryData` streams files to disk instead of holding base64 in the
+ * item. Returns a reader for the stored bytes. n8n-core resolves its own copy of `@n8n/di`,
+ * so the service is registered in that container.
+ */
+export async function useFilesystemBinaryData(dir: string) {
+	const coreDir = dirname(require.resolve('n8n-core'));
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { Container } = require(require.resolve('@n8n/di', { paths: [coreDir] })) as {
+		Container: { set(type: unknown, value: unknown): void; reset?: () => void };
+	};
+	const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+	const config = { mode: 'filesystem', localStoragePath: dir, availableModes: ['filesystem'] };
+	const service = new BinaryDataService(config as never, quiet as never, quiet as never);
+	await service.init();
+	Container.set(BinaryDataService, service);
+	return {
+		read: async (binary: { id?: string; data: string }) =>
+			await service.getAsBuffer(binary as never),
+		/** Back to n8n's in-memory default for later tests in the same worker. */
+		restore: () => {
+			const memory = new BinaryDataService(
+				{ mode: 'default', availableModes: ['default'] } as never,
+				quiet as never,
+				quiet as never,
+			);
+			Container.set(BinaryDataService, memory);
+		},
+	};
+}
 
 /** Type names as n8n registers them for this package. */
 export const PACKAGE = '@render-service/n8n-nodes-render';

@@ -6,7 +6,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { createEmulator } from '../../emulator';
 import type { RunningEmulator } from '../../emulator/types';
-import { chain, node } from '../helpers/n8n-engine';
+import { chain, node, useFilesystemBinaryData } from '../helpers/n8n-engine';
 import {
 	binaryBytes,
 	createRenderEngine,
@@ -278,5 +278,41 @@ describe('n8n Generate Media in the real engine', () => {
 			// The run ended while the job was still running: nothing waited for it.
 			expect(['queued', 'running']).toContain(job.status);
 		});
+	});
+});
+
+describe('n8n Generate Media with binary data on disk', () => {
+	it('streams a large result into n8n’s filesystem binary store, byte for byte', async () => {
+		const storage = mkdtempSync(join(tmpdir(), 'n8n-binary-'));
+		const binaryData = await useFilesystemBinaryData(storage);
+		const emulator = await createEmulator({
+			port: 0,
+			queueMs: 20,
+			runMs: 50,
+			resultPadBytes: 3 * 1024 * 1024,
+		});
+		try {
+			const engine = createRenderEngine(emulator);
+			const result = await engine.run({
+				nodes: [
+					node('Start', TYPES.manualTrigger),
+					renderNode('Generate', TYPES.generateMedia, generateParams()),
+				],
+				connections: chain('Start', 'Generate'),
+			});
+			const [item] = result.output('Generate');
+			const binary = item!.binary!.data!;
+			// Stored by reference on disk, not as base64 inside the item.
+			expect(binary.id).toMatch(/^filesystem/);
+			expect(binary.data.length).toBeLessThan(1000);
+			const expected = emulator.expectedResult(item!.json.jobId as string)!;
+			expect(expected.data.length).toBeGreaterThan(3 * 1024 * 1024 - 1);
+			expect((await binaryData.read(binary)).equals(expected.data)).toBe(true);
+			expect(item!.json.fileSize).toBe(expected.data.length);
+		} finally {
+			binaryData.restore();
+			await emulator.close();
+			rmSync(storage, { recursive: true, force: true });
+		}
 	});
 });
