@@ -12,9 +12,15 @@ import type { NodeMessage } from './red';
 
 async function collect(file: DownloadedFile, signal: AbortSignal): Promise<Buffer> {
 	const chunks: Buffer[] = [];
-	for await (const chunk of file.stream) {
-		signal.throwIfAborted();
-		chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+	try {
+		for await (const chunk of file.stream) {
+			signal.throwIfAborted();
+			chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+		}
+	} catch (err) {
+		// Release the connection at once rather than when the stream is collected.
+		(file.stream as Partial<Readable>).destroy?.();
+		throw err;
 	}
 	return Buffer.concat(chunks);
 }
