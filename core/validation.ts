@@ -79,6 +79,20 @@ export function validateRequest(
 			'Provide an Input Image, or set Task to t2i.',
 		);
 	}
+	if (request.task !== 'i2i' && request.image) {
+		refuse(
+			'image',
+			`Task ${request.task} takes no input image.`,
+			'Remove the Input Image, or set Task to i2i if the model offers it.',
+		);
+	}
+	if (request.image && !/^image\//i.test(request.image.mimeType)) {
+		refuse(
+			'image',
+			`The input image has type "${request.image.mimeType}", which is not a picture.`,
+			'Use a PNG, JPEG, WebP or GIF image as Input Image.',
+		);
+	}
 	if (!model.formats.includes(request.format)) {
 		refuse(
 			'format',
@@ -116,6 +130,13 @@ function checkSteps(request: GenerationRequest, model: Model, name: string): voi
 		refuse(
 			'steps',
 			`Model ${name} has a fixed ${fixed} steps; remove ${fieldLabel('steps')}.`,
+			`Leave ${fieldLabel('steps')} empty for this model.`,
+		);
+	}
+	if (typeof model.info.default_steps !== 'number') {
+		refuse(
+			'steps',
+			`Model ${name} does not take a step count; remove ${fieldLabel('steps')}.`,
 			`Leave ${fieldLabel('steps')} empty for this model.`,
 		);
 	}

@@ -1,4 +1,4 @@
-import { CdnError } from '../../core/errors';
+import { AbortedError, CdnError } from '../../core/errors';
 import type { RunningEmulator } from '../../emulator';
 import { makeClient, readAll, request, startEmulator } from './core-harness';
 
@@ -58,6 +58,22 @@ describe('download', () => {
 		expect(error).toBeInstanceOf(CdnError);
 		expect((error as CdnError).jobId).toBe(done.jobId);
 		expect((error as CdnError).status).toBe(403);
+	});
+
+	it('stops a slow download promptly when aborted', async () => {
+		const client = makeClient(emulator);
+		const done = await completedJob(client);
+		emulator.setFaults({ cdnSlowBytesPerSecond: 200 });
+		const controller = new AbortController();
+		const file = await client.download(done.jobId, done.resultUrl, { signal: controller.signal });
+		const reading = readAll(file.stream).catch((e: unknown) => e);
+		setTimeout(() => controller.abort(), 200);
+		const error = await reading;
+		expect(error).toBeInstanceOf(AbortedError);
+		expect((error as AbortedError).jobId).toBe(done.jobId);
+		const cdnRequests = emulator.counters().requests.cdn;
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		expect(emulator.counters().requests.cdn).toBe(cdnRequests);
 	});
 
 	it('refuses a result bigger than the configured cap', async () => {

@@ -88,6 +88,23 @@ describe('submission', () => {
 		expect((error as ValidationError).status).toBe(422);
 	});
 
+	it('sends an i2i input image the service accepts', async () => {
+		const client = makeClient(emulator);
+		const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+		const job = await client.submit(
+			request({
+				model: 'dev',
+				task: 'i2i',
+				image: { data: png, mimeType: 'image/png' },
+				steps: 10,
+				guidance: 2,
+			}),
+		);
+		expect(emulator.jobs().find((j) => j.id === job.jobId)?.request.image).toBe(
+			`data:image/png;base64,${png.toString('base64')}`,
+		);
+	});
+
 	it('reports a wrong key as unauthorised, without echoing any key', async () => {
 		const wrongKey = 'rs_wrong_key_abcdef0123456789';
 		const client = makeClient(emulator, {

@@ -172,6 +172,17 @@ export const MODELS: Model[] = [
 		status: 'coming_soon',
 		info: {},
 	},
+	{
+		family: 'wan',
+		model: 'lite',
+		modality: 'video',
+		tasks: ['t2i'],
+		backends: ['torch'],
+		default_backend: 'torch',
+		formats: ['landscape'],
+		status: 'beta',
+		info: {},
+	},
 ];
 
 /** An SSE connection that yields the given items, then ends. */

@@ -61,6 +61,26 @@ describe('validation before any request', () => {
 			/does not take guidance; remove Guidance/,
 		],
 		[{ seed: -1 }, 'seed', /whole number/],
+		[
+			{ image: { data: new Uint8Array([1]), mimeType: 'image/png' } },
+			'image',
+			/takes no input image/,
+		],
+		[
+			{ task: 'i2i', image: { data: new Uint8Array([1]), mimeType: 'application/pdf' } },
+			'image',
+			/not a picture/,
+		],
+		[
+			{ family: 'wan', model: 'next', modality: 'video', format: 'landscape', steps: 3 },
+			'model',
+			/not available yet/,
+		],
+		[
+			{ family: 'wan', model: 'lite', modality: 'video', format: 'landscape', steps: 3 },
+			'steps',
+			/does not take a step count; remove Steps/,
+		],
 	] as const)('refuses %j naming field %s', (overrides, field, message) => {
 		const error = refusal(overrides as Partial<GenerationRequest>);
 		expect(error.field).toBe(field);
