@@ -65,8 +65,19 @@ function padChunks(missing: number): Buffer[] {
 	return out;
 }
 
-/** Non-repeating bytes so transport compression cannot make a padded file small again. */
+let lastFiller: Buffer | undefined;
+
+/**
+ * Non-repeating bytes so transport compression cannot make a padded file small again.
+ * Memoised: every padded result of a run asks for about the same length.
+ */
 export function filler(length: number): Buffer {
+	if (lastFiller && lastFiller.length >= length) return lastFiller.subarray(0, length);
+	lastFiller = makeFiller(length);
+	return lastFiller;
+}
+
+function makeFiller(length: number): Buffer {
 	const buf = Buffer.alloc(length);
 	let x = 0x9e3779b9;
 	for (let i = 0; i + 4 <= length; i += 4) {

@@ -166,7 +166,7 @@ export interface RunningEmulator {
 	resetCounters(): void;
 	/** Replaces the whole fault config (burst counters start afresh). */
 	setFaults(faults: FaultConfig): void;
-	/** Applies to jobs not yet started (queueMs) or not yet running (runMs). */
+	/** `queueMs` applies to jobs submitted afterwards, `runMs` to jobs that start afterwards. */
 	setTiming(t: { queueMs?: number; runMs?: number }): void;
 	jobs(): JobView[];
 	/** The exact bytes the CDN serves for a job, once it is complete. */
