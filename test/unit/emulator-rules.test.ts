@@ -7,7 +7,7 @@ import { parseRange } from '../../emulator/range';
 import { RateLimiter } from '../../emulator/rate-limit';
 import { validateJobRequest } from '../../emulator/validate';
 import { schemaErrors } from '../helpers/openapi';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -58,6 +58,7 @@ describe('built-in catalogue', () => {
 		expect(loadCatalogue(join(dir, 'a.json'))).toEqual(one);
 		expect(loadCatalogue(join(dir, 'b.json'))).toEqual(one);
 		expect(() => loadCatalogue(join(dir, 'c.json'))).toThrow(/models/);
+		rmSync(dir, { recursive: true, force: true });
 	});
 });
 
