@@ -96,3 +96,19 @@ it('uses every node type across the examples, with an inject -> generate -> file
 	expect(file).toBeDefined();
 	expect(all.some((n) => n.type === 'inject' && n.wires?.[0]?.includes(generate.id))).toBe(true);
 });
+
+it('declares the nodes, Node-RED 4 and 5, and no runtime dependencies (node-red-dev checks)', () => {
+	const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+		keywords: string[];
+		dependencies?: Record<string, string>;
+		engines: { node: string };
+		'node-red': { version: string; nodes: Record<string, string> };
+	};
+	expect(pkg.keywords).toContain('node-red');
+	expect(pkg.engines.node).toBe('>=20.0.0');
+	expect(pkg['node-red'].version).toBe('>=4.0.0');
+	expect(pkg['node-red'].nodes).toEqual(
+		Object.fromEntries(NODE_TYPES.map((type) => [type, `dist/node-red/${type}.js`])),
+	);
+	expect(Object.keys(pkg.dependencies ?? {})).toEqual([]);
+});
