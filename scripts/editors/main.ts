@@ -14,7 +14,7 @@ function banner(editors: RunningEditors): string {
 		'Everything is running:',
 		`  n8n       ${n8n.url}   login ${login.email} / ${login.password}`,
 		`            workflows: ${n8n.workflows.map((w) => `"${w.name}"`).join(', ')}`,
-		`            credential "Render Service (local emulator)" points at the emulator`,
+		`            credential "Render Service Emulator" points at the emulator`,
 		`  Node-RED  ${nodeRed.url}   flow "Render Service demo" deployed (click an Inject node)`,
 		`  emulator  catalogue ${emulator.baseUrl}, queue ${emulator.asyncUrl}, CDN ${emulator.cdnUrl}`,
 		`            API key ${emulator.apiKey}`,

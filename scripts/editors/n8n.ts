@@ -16,7 +16,8 @@ import { N8N_WORKFLOW_FILE, PACKAGE_NAME, REPO_ROOT } from '../demo/paths';
 import type { Cleanup } from './cleanup';
 import type { Runtimes } from './provision';
 
-export const CREDENTIAL = { id: 'renderDemoCred01', name: 'Render Service (local emulator)' };
+/** The same credential the examples in examples/n8n/ refer to. */
+export const CREDENTIAL = { id: 'rsEmulatorCred01', name: 'Render Service Emulator' };
 
 /** The account the editors command creates; printed for the person who opens the editor. */
 export const OWNER = {
@@ -89,7 +90,7 @@ async function installPackage(options: N8nOptions): Promise<void> {
 	await writeFile(join(nodesDir, 'package.json'), JSON.stringify(manifest, null, 2));
 }
 
-/** The demo workflow, then examples/n8n/*.json; all pointed at the one emulator credential. */
+/** The demo workflow, then the workflows of examples/n8n/, all using the emulator credential. */
 async function workflowsToImport(filesDir: string): Promise<Workflow[]> {
 	const files = [N8N_WORKFLOW_FILE];
 	const examples = join(REPO_ROOT, 'examples', 'n8n');
@@ -104,6 +105,8 @@ async function workflowsToImport(filesDir: string): Promise<Workflow[]> {
 	for (const file of files) {
 		const text = (await readFile(file, 'utf8')).replaceAll('__FILES_DIR__', filesDir);
 		const workflow = JSON.parse(text) as Workflow;
+		// credentials.emulator.json and anything else that is not a workflow.
+		if (!Array.isArray(workflow.nodes)) continue;
 		for (const node of workflow.nodes) {
 			const credentials = node.credentials as Record<string, unknown> | undefined;
 			if (credentials?.renderServiceApi) credentials.renderServiceApi = { ...CREDENTIAL };
