@@ -38,6 +38,7 @@ export async function startFaultEmulator(): Promise<FaultEmulator> {
 		heartbeatMs: 50,
 		sseRetryMs: 20,
 		retryAfterSeconds: 0,
+		concurrency: 16,
 		log: (line) => {
 			logLines.push(line);
 			for (const fn of [...listeners]) fn(line);
@@ -232,6 +233,11 @@ export function promptsFor(scenario: Scenario): string[] {
 
 /** Applies a scenario's faults and timing to the emulator and zeroes its counters. */
 export function arm(fault: FaultEmulator, scenario: Pick<Scenario, 'faults' | 'timing'>): void {
+	// Jobs an earlier scenario left running (timeouts, cancelled executions) would hold the
+	// emulator's workers and delay this scenario's jobs.
+	for (const job of fault.emulator.jobs()) {
+		if (job.status === 'queued' || job.status === 'running') fault.emulator.cancelJob(job.id);
+	}
 	fault.emulator.setFaults(scenario.faults ?? {});
 	fault.emulator.setTiming(scenario.timing ?? FAST_TIMING);
 	fault.emulator.resetCounters();
@@ -406,6 +412,7 @@ export function verify(
 	expect(actual).toEqual(wanted);
 	if (scenario.onTimeout === 'cancel') {
 		expect(observed.timedOut.every((t) => t.cancelled)).toBe(true);
+		for (const job of fault.scenarioJobs()) expect(job.status).toBe('cancelled');
 	}
 	if (scenario.onTimeout === 'return' || scenario.onTimeout === 'fail') {
 		// Not lost: the job still runs on the service and the user holds its ID.
