@@ -134,10 +134,19 @@ export async function listModels(
 	const full = cache.get(cacheKey(ctx, {}));
 	if (fresh(full)) return full!.models.filter((m) => matchesFilter(m, filter));
 
-	let pending = inflight.get(key);
-	if (!pending || options.fresh) {
-		pending = fetchModels(ctx, filter, options.signal).finally(() => inflight.delete(key));
-		inflight.set(key, pending);
+	// Concurrent callers without their own signal share one request (editor dropdowns load
+	// together); a caller with a signal gets its own, so aborting it fails no one else.
+	const share = !options.signal && !options.fresh;
+	let pending = share ? inflight.get(key) : undefined;
+	if (!pending) {
+		pending = fetchModels(ctx, filter, options.signal);
+		if (share) {
+			inflight.set(key, pending);
+			void pending.then(
+				() => inflight.delete(key),
+				() => inflight.delete(key),
+			);
+		}
 	}
 	const models = await pending;
 	cache.set(key, { at: ctx.clock(), models });
