@@ -64,6 +64,8 @@ function warnAbout(node: RedNode, job: SubmittedJob): void {
 }
 
 async function handle(deps: Deps, msg: NodeMessage, ctx: WorkContext): Promise<WorkResult> {
+	// A job ID from upstream (e.g. an earlier generate) must not be blamed for this job's errors.
+	delete msg.jobId;
 	const { client } = deps.client();
 	const draft = draftRequest(msg, deps.settings, deps.t);
 	const request = await completeRequest(

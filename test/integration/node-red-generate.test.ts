@@ -275,9 +275,11 @@ describe('errors reach a Catch node', () => {
 		await load(generateFlow(), emulator.apiKey);
 		const created = emulator.counters().jobsCreated;
 		const caught = nextMessage('caught');
-		helper.getNode('gen').receive({ payload: { not: 'text' } });
+		helper.getNode('gen').receive({ payload: { not: 'text' }, jobId: 'from-upstream' });
 		const msg = await caught;
 		expect((msg.error as { message: string }).message).toMatch(/prompt/i);
+		expect((msg.error as { message: string }).message).not.toContain('from-upstream');
+		expect(msg.jobId).toBeUndefined();
 		expect(emulator.counters().jobsCreated).toBe(created);
 	});
 
