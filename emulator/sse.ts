@@ -71,7 +71,10 @@ export async function streamEvents(
 function backlog(job: Job, lastEventId: string | string[] | undefined): JobEvent[] {
 	const raw = Array.isArray(lastEventId) ? lastEventId[0] : lastEventId;
 	const last = raw !== undefined && /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : undefined;
-	if (last !== undefined) return job.events.filter((e) => e.seq > last);
+	const after = last === undefined ? [] : job.events.filter((e) => e.seq > last);
+	if (last !== undefined && (after.length > 0 || !TERMINAL.has(job.status))) return after;
+	// A finished job always ends the stream with its terminal event, even for a client that
+	// claims to have seen it: an open stream that can never end helps nobody.
 	if (TERMINAL.has(job.status)) return job.events.slice(-1);
 	return job.events;
 }

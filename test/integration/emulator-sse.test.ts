@@ -96,6 +96,16 @@ describe('emulator: SSE', () => {
 		expect(sse.ended).toBe(true);
 	});
 
+	it('ends the stream with the terminal event even after a Last-Event-ID past it', async () => {
+		const job = await submit(emu);
+		await pollUntil(emu, job.id, completed);
+		const full = await readSse(eventsUrl(job.id), auth(emu, { 'last-event-id': '0' }));
+		const lastId = full.events[full.events.length - 1]?.id as string;
+		const again = await readSse(eventsUrl(job.id), auth(emu, { 'last-event-id': lastId }));
+		expect(again.ended).toBe(true);
+		expect(again.events.map((e) => [e.id, e.event])).toEqual([[lastId, 'complete']]);
+	});
+
 	it('gives a job that is already terminal its terminal event at once', async () => {
 		const done = await submit(emu, { ...imageJob, prompt: 'done already' });
 		const failed = await submit(emu, { ...imageJob, prompt: 'will fail [fail]' });
