@@ -42,10 +42,19 @@ export function createContext(options: RenderClientOptions): CoreContext {
 		secrets: (options.secrets ?? []).filter((s) => typeof s === 'string' && s.length > 0),
 		cacheIdentity: options.cacheIdentity ?? '',
 		catalogueTtlMs: options.catalogueTtlMs ?? DEFAULT_CATALOGUE_TTL_MS,
-		allowedCdnHosts: options.allowedCdnHosts,
+		allowedCdnHosts: normalizeHosts(options.allowedCdnHosts),
 		maxDownloadBytes: options.maxDownloadBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES,
 		requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
 		sseIdleMs: options.sseIdleMs ?? DEFAULT_SSE_IDLE_MS,
 		logger: options.logger,
 	};
+}
+
+/**
+ * Host names as URL parsing reports them (lower case, no spaces), so "CDN.example.com " typed
+ * into a field matches; an empty list means no restriction.
+ */
+export function normalizeHosts(hosts: readonly string[] | undefined): string[] | undefined {
+	const list = (hosts ?? []).map((h) => h.trim().toLowerCase()).filter((h) => h !== '');
+	return list.length > 0 ? list : undefined;
 }
