@@ -39,7 +39,11 @@ export interface RenderClientOptions {
 	cacheIdentity?: string;
 	/** Catalogue cache lifetime in ms. Default 300 000 (5 minutes). */
 	catalogueTtlMs?: number;
-	/** When set, result downloads are only allowed from these host names. Default: any. */
+	/**
+	 * When set, result downloads are only allowed from these host names (case-insensitive; an
+	 * entry may list several, separated by commas or spaces). The API's own origins are always
+	 * allowed. Default: any host.
+	 */
 	allowedCdnHosts?: string[];
 	/** Largest result accepted, in bytes. Default 2 GiB. */
 	maxDownloadBytes?: number;

@@ -52,9 +52,13 @@ export function createContext(options: RenderClientOptions): CoreContext {
 
 /**
  * Host names as URL parsing reports them (lower case, no spaces), so "CDN.example.com " typed
- * into a field matches; an empty list means no restriction.
+ * into a field matches; an entry may hold several names separated by commas or spaces (one
+ * text field in an editor). An empty list means no restriction.
  */
 export function normalizeHosts(hosts: readonly string[] | undefined): string[] | undefined {
-	const list = (hosts ?? []).map((h) => h.trim().toLowerCase()).filter((h) => h !== '');
+	const list = (hosts ?? [])
+		.flatMap((h) => h.split(/[\s,]+/))
+		.map((h) => h.toLowerCase())
+		.filter((h) => h !== '');
 	return list.length > 0 ? list : undefined;
 }

@@ -173,7 +173,7 @@ describe('CDN host allow-list (off by default)', () => {
 		const good = await server(fileHandler());
 		const asLocalhost = (s: TestServer) => s.url.replace('127.0.0.1', 'localhost');
 		const okApi = await service(() => `${asLocalhost(good)}/f.png`);
-		const okClient = clientFor(okApi, { allowedCdnHosts: ['LocalHost '] });
+		const okClient = clientFor(okApi, { allowedCdnHosts: ['cdn.example.com,  LocalHost '] });
 		expect((await fetchResult(okClient)).equals(FILE_BYTES)).toBe(true);
 
 		const badApi = await service(() => `${asLocalhost(cdn)}/f.png`);
