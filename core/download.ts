@@ -305,7 +305,8 @@ async function pump(
 			out.destroy(abortedError(jobId));
 			return;
 		}
-		if (!broke && (total === undefined || received === total)) {
+		// With a known size, having it all is what counts (a reset after the last byte is harmless).
+		if (total !== undefined ? received === total : !broke) {
 			out.end();
 			return;
 		}

@@ -11,7 +11,14 @@ import { abortedError, isRecord, parseJson, resolveUrl } from './http';
 import { jobCancelled, jobFailed } from './job-outcome';
 import { knownJobStatus, readJobFields } from './job-status';
 import { getJob, isComplete, jobUrl } from './jobs';
-import { backoffDelay, clampHint, isTransientStatus, SSE_RECONNECT } from './retry';
+import {
+	backoffDelay,
+	clampHint,
+	isTransientStatus,
+	MAX_RETRY_AFTER_MS,
+	parseRetryAfter,
+	SSE_RECONNECT,
+} from './retry';
 import { linkSignals } from './sleep';
 import { TransportError, type SseConnection, type SseItem, type SseMessage } from './transport';
 import type { JobStatus } from './types';
@@ -54,6 +61,8 @@ export async function waitViaSse(
 		seen: new Set<string>(),
 		lastStatus: (options.lastStatus ?? 'queued') as JobStatus,
 		serverRetryMs: undefined as number | undefined,
+		/** `Retry-After` of a refused (429/503) connection attempt, for the next delay only. */
+		retryAfterMs: undefined as number | undefined,
 		failures: 0,
 	};
 	const report = progressReporter(options.onProgress);
@@ -65,7 +74,7 @@ export async function waitViaSse(
 		const link = linkSignals(options.signal);
 		let conn: SseConnection | undefined;
 		try {
-			conn = await openOnce(ctx, url, state.lastEventId, link.signal, options, jobId);
+			conn = await openOnce(ctx, url, state, link.signal, options, jobId);
 			if (conn) {
 				const result = await readStream(ctx, conn, jobId, options, state, report);
 				if (result) return result;
@@ -80,9 +89,12 @@ export async function waitViaSse(
 			throw new SseUnavailable('the event stream kept failing');
 		}
 		const delay =
-			state.failures <= 1 && state.serverRetryMs !== undefined
-				? state.serverRetryMs
-				: backoffDelay(state.failures - 1, SSE_RECONNECT, ctx.random);
+			state.retryAfterMs !== undefined
+				? Math.min(state.retryAfterMs, MAX_RETRY_AFTER_MS)
+				: state.failures <= 1 && state.serverRetryMs !== undefined
+					? state.serverRetryMs
+					: backoffDelay(state.failures - 1, SSE_RECONNECT, ctx.random);
+		state.retryAfterMs = undefined;
 		const remaining = options.deadline - ctx.clock();
 		await sleepOrAbort(ctx, Math.max(0, Math.min(delay, remaining)), options.signal, jobId);
 	}
@@ -92,11 +104,12 @@ export async function waitViaSse(
 async function openOnce(
 	ctx: CoreContext,
 	url: string,
-	lastEventId: string | undefined,
+	state: { lastEventId?: string; retryAfterMs?: number },
 	signal: AbortSignal,
 	options: SseLegOptions,
 	jobId: string,
 ): Promise<SseConnection | undefined> {
+	const lastEventId = state.lastEventId;
 	let conn: SseConnection;
 	try {
 		const limit = Math.max(0, Math.min(ctx.sseIdleMs, options.deadline - ctx.clock()));
@@ -133,7 +146,10 @@ async function openOnce(
 			},
 		);
 	}
-	if (isTransientStatus(status)) return undefined;
+	if (isTransientStatus(status)) {
+		state.retryAfterMs = parseRetryAfter(conn.headers['retry-after'], ctx.clock());
+		return undefined;
+	}
 	const reason =
 		status === 200
 			? `the event stream answered with ${conn.headers['content-type'] ?? 'no content type'}, not text/event-stream`

@@ -52,12 +52,13 @@ describe('waiting by SSE', () => {
 				throw new TransportError('refused', { code: 'ECONNREFUSED', sent: false });
 			},
 			sseOf([], 503, 'application/json'),
+			() => ({ ...sseOf([], 429)(), headers: { 'retry-after': '6' } }),
 			sseOf([{ id: '2', event: 'complete', data: { url: 'https://cdn.render.test/x.png' } }]),
 		);
 		const outcome = await fakeClient(transport, time).wait('j1', { mode: 'sse' });
 		expect(outcome.kind).toBe('complete');
-		expect(time.sleeps).toEqual([250, 500, 1000]);
-		expect(transport.sse.map((r) => r.lastEventId)).toEqual([undefined, '1', '1', '1']);
+		expect(time.sleeps).toEqual([250, 500, 1000, 6000]);
+		expect(transport.sse.map((r) => r.lastEventId)).toEqual([undefined, '1', '1', '1', '1']);
 	});
 
 	it('asks the job for its 303 when the complete event carries no address', async () => {
