@@ -11,6 +11,7 @@ import {
 	N8nInstance,
 	nodeOutput,
 	provisionN8n,
+	type N8nCredential,
 	type N8nItem,
 	type N8nRun,
 } from '../helpers/e2e-n8n';
@@ -25,17 +26,29 @@ import {
 
 jest.setTimeout(5 * 60_000);
 
-const FIXTURES = join(__dirname, 'fixtures', 'n8n');
-const CREDENTIAL = { id: 'e2eRenderCredent', name: 'Render Service (emulator)' };
+const EXAMPLES = join(__dirname, '..', '..', 'examples', 'n8n');
+const WORKFLOWS = {
+	listAndGenerate: 'rsExampleListGen',
+	batch: 'rsExampleBatch20',
+	submit: 'rsExampleSubmit1',
+	trigger: 'rsExampleTrigger1',
+};
 
 let emulator: RunningEmulator;
 let workDir: string;
 let n8n: N8nInstance;
 
-async function fixture(name: string): Promise<Record<string, unknown>> {
-	const text = await readFile(join(FIXTURES, `${name}.json`), 'utf8');
-	// Paths inside workflows must lie under N8N_RESTRICT_FILE_ACCESS_TO, known only now.
-	return JSON.parse(text.replaceAll('__FILES_DIR__', n8n.filesDir)) as Record<string, unknown>;
+async function example<T>(name: string): Promise<T> {
+	return JSON.parse(await readFile(join(EXAMPLES, name), 'utf8')) as T;
+}
+
+/** The example credential as shipped, pointed at this test's emulator (its ports are random). */
+async function emulatorCredentials(): Promise<N8nCredential[]> {
+	const credentials = await example<N8nCredential[]>('credentials.emulator.json');
+	return credentials.map((credential) => ({
+		...credential,
+		data: { apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, asyncUrl: emulator.asyncUrl },
+	}));
 }
 
 beforeAll(async () => {
@@ -43,17 +56,11 @@ beforeAll(async () => {
 	workDir = await makeTempDir('n8n-e2e');
 	const tarball = await packPackage(join(workDir, 'pack'));
 	n8n = await N8nInstance.create(await provisionN8n(), { packageTarball: tarball });
-	await n8n.importCredentials([
-		{
-			...CREDENTIAL,
-			type: 'renderServiceApi',
-			data: { apiKey: emulator.apiKey, baseUrl: emulator.baseUrl, asyncUrl: emulator.asyncUrl },
-		},
-	]);
+	await n8n.importCredentials(await emulatorCredentials());
+	// The example workflows exactly as users import them.
+	const names = (await readdir(EXAMPLES)).filter((name) => /^\d.*\.json$/.test(name));
 	await n8n.importWorkflows(
-		await Promise.all(
-			['list-and-generate', 'twenty-items', 'submit-only', 'trigger-saves-files'].map(fixture),
-		),
+		await Promise.all(names.map(async (name) => await example<object>(name))),
 	);
 }, PROVISION_TIMEOUT_MS);
 
@@ -97,44 +104,42 @@ function maxJobsInFlight(jobs: JobView[]): number {
 	);
 }
 
-describe('real n8n runs the Render Service nodes', () => {
-	it('List Models -> Generate Media (wait, SSE) outputs the PNG the service serves, byte for byte', async () => {
+describe('real n8n runs the example workflows', () => {
+	it('01 List Models -> Generate Media (wait, SSE) outputs the PNG the service serves, byte for byte', async () => {
 		const before = emulator.jobs().length;
 		const sseBefore = emulator.counters().sseConnections;
 
-		const run = await n8n.execute('e2eListGenerate1');
+		const run = await n8n.execute(WORKFLOWS.listAndGenerate);
 
-		const models = nodeOutput(run, 'List Models').map((item) => item.json.model);
-		expect(models).toEqual(expect.arrayContaining(['schnell', 'dev']));
+		const [list] = nodeOutput(run, 'List Models');
+		const models = (list?.json.models as Array<{ family: string; model: string }>) ?? [];
+		expect(models.map((model) => `${model.family}/${model.model}`)).toContain('flux/schnell');
 		const [item, ...rest] = nodeOutput(run, 'Generate Media');
 		expect(rest).toHaveLength(0);
 		await expectFileOfJob(item!, run);
 		const jobs = newJobs(before);
 		expect(jobs).toHaveLength(1);
-		expect(jobs[0]!.request).toMatchObject({
-			family: 'flux',
-			model: models[0],
-			format: '512',
-			prompt: 'a lighthouse at dawn, oil painting',
-		});
+		expect(jobs[0]!.request).toMatchObject({ family: 'flux', model: 'schnell', format: '512' });
 		expect(emulator.counters().sseConnections).toBeGreaterThan(sseBefore);
 		expect(emulator.counters().cdnAuthorizationHeaders).toBe(0);
 		expect(JSON.stringify(run)).not.toContain(emulator.apiKey);
 	});
 
-	it('20 items with concurrency 4: 20 jobs, 20 outputs in input order, each with its own file', async () => {
+	it('02 20 items with concurrency 4: 20 jobs, 20 outputs in input order, each with its own file', async () => {
 		const before = emulator.jobs().length;
 
-		const run = await n8n.execute('e2eTwentyItems01');
+		const run = await n8n.execute(WORKFLOWS.batch);
 
+		const inputs = nodeOutput(run, 'One Item per Prompt');
 		const items = nodeOutput(run, 'Generate Media');
+		expect(inputs).toHaveLength(20);
 		expect(items).toHaveLength(20);
 		const jobs = newJobs(before);
 		expect(jobs).toHaveLength(20);
 		const promptOfJob = new Map(jobs.map((job) => [job.id, job.request.prompt]));
 		for (const [index, item] of items.entries()) {
 			expect(item.pairedItem).toEqual({ item: index });
-			expect(promptOfJob.get(jobIdOf(item))).toBe(`tile number ${index}`);
+			expect(promptOfJob.get(jobIdOf(item))).toBe(inputs[index]!.json.prompts);
 			await expectFileOfJob(item, run);
 		}
 		expect(new Set(items.map(jobIdOf)).size).toBe(20);
@@ -142,47 +147,46 @@ describe('real n8n runs the Render Service nodes', () => {
 		expect(maxJobsInFlight(jobs)).toBeGreaterThan(1);
 	});
 
-	describe('Submit Only in one workflow, the trigger in another', () => {
-		/** Files the trigger workflow wrote: `<jobId>--execution-<id>.png`. */
-		async function firedFiles(): Promise<Map<string, string[]>> {
-			const byJob = new Map<string, string[]>();
-			for (const name of await readdir(n8n.filesDir)) {
-				const jobId = name.split('--')[0]!;
-				byJob.set(jobId, [...(byJob.get(jobId) ?? []), name]);
-			}
-			return byJob;
-		}
-
-		async function waitForFirings(jobIds: string[]): Promise<Map<string, string[]>> {
-			return waitFor(
-				async () => {
-					const fired = await firedFiles();
-					return jobIds.every((id) => fired.has(id)) ? fired : undefined;
-				},
-				90_000,
-				`the trigger to fire for ${jobIds.join(', ')}`,
-			).catch(async (error: Error) => {
-				throw new Error(`${error.message}\n${await n8n.logs()}`);
+	describe('03a Submit Only in one workflow, 03b the trigger in another', () => {
+		/** The job IDs of the trigger workflow's executions, one entry per execution. */
+		async function firings(): Promise<Array<{ jobId: string; item: N8nItem }>> {
+			const executions = await n8n.executions(WORKFLOWS.trigger);
+			return executions.flatMap((execution) => {
+				const runs = execution.data.resultData.runData['Render Service Trigger'];
+				const items = runs?.[0]?.data?.main[0] ?? [];
+				return items.map((item) => ({ jobId: jobIdOf(item), item }));
 			});
 		}
 
 		async function submitThree(): Promise<string[]> {
-			const run = await n8n.execute('e2eSubmitOnly001');
-			const items = nodeOutput(run, 'Submit Job');
+			const run = await n8n.execute(WORKFLOWS.submit);
+			const items = nodeOutput(run, 'Submit Jobs');
 			expect(items).toHaveLength(3);
 			expect(items.every((item) => item.binary === undefined)).toBe(true);
 			return items.map(jobIdOf);
 		}
 
 		async function expectFiredOnceWithTheFile(jobIds: string[]): Promise<void> {
-			const fired = await waitForFirings(jobIds);
-			// Several rescans of the ledger (every 0.5 s) pass: a second firing would show now.
-			await sleep(3000);
-			const settled = await firedFiles();
+			await waitFor(
+				async () => {
+					const fired = new Set((await firings()).map((firing) => firing.jobId));
+					return jobIds.every((id) => fired.has(id)) || undefined;
+				},
+				90_000,
+				`the trigger to fire for ${jobIds.join(', ')}`,
+			).catch(async (error: Error) => {
+				throw new Error(`${error.message}\n${await n8n.logs()}`);
+			});
+			// Several rescans of the ledger (every second in 03b) pass: a second firing would show.
+			await sleep(4000);
+			const fired = await firings();
 			for (const jobId of jobIds) {
-				expect(settled.get(jobId)).toHaveLength(1);
-				const file = await readFile(join(n8n.filesDir, fired.get(jobId)![0]!));
-				expect(file.equals(emulator.expectedResult(jobId)!.data)).toBe(true);
+				const ofJob = fired.filter((firing) => firing.jobId === jobId);
+				expect(ofJob).toHaveLength(1);
+				const binary = ofJob[0]!.item.binary?.data;
+				expect(binary?.mimeType).toBe('image/png');
+				const bytes = await n8n.binaryBytes(binary!);
+				expect(bytes.equals(emulator.expectedResult(jobId)!.data)).toBe(true);
 			}
 		}
 
@@ -191,17 +195,18 @@ describe('real n8n runs the Render Service nodes', () => {
 		});
 
 		it('fires exactly once per job, with the file, while n8n runs', async () => {
-			await n8n.publishWorkflow('e2eTriggerSaves1');
+			await n8n.publishWorkflow(WORKFLOWS.trigger);
 			await n8n.start();
 
 			const jobIds = await submitThree();
 
 			await expectFiredOnceWithTheFile(jobIds);
+			expect(await firings()).toHaveLength(3);
 		});
 
 		it('fires exactly once for jobs that were pending across a restart, and not again for old ones', async () => {
 			await n8n.stop();
-			const firedBefore = await firedFiles();
+			const firedBefore = (await firings()).map((firing) => firing.jobId);
 
 			const jobIds = await submitThree();
 			// The jobs finish while n8n is down.
@@ -215,8 +220,9 @@ describe('real n8n runs the Render Service nodes', () => {
 			await n8n.start();
 
 			await expectFiredOnceWithTheFile(jobIds);
-			const firedAfter = await firedFiles();
-			for (const [jobId, files] of firedBefore) expect(firedAfter.get(jobId)).toEqual(files);
+			const all = (await firings()).map((firing) => firing.jobId);
+			expect(all).toHaveLength(firedBefore.length + jobIds.length);
+			expect(new Set(all)).toEqual(new Set([...firedBefore, ...jobIds]));
 		});
 	});
 });

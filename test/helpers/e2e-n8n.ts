@@ -22,6 +22,8 @@ import { PACKAGE_NAME } from './e2e-node-red';
 export interface N8nRuntime {
 	node: string;
 	nodeDir: string;
+	/** The install folder (its node_modules holds n8n and its sqlite3 build). */
+	home: string;
 	/** n8n's CLI script (node_modules/n8n/bin/n8n). */
 	cli: string;
 }
@@ -33,6 +35,7 @@ export async function provisionN8n(): Promise<N8nRuntime> {
 	return {
 		node: node24.node,
 		nodeDir: node24.dir,
+		home: dir,
 		cli: join(dir, 'node_modules', 'n8n', 'bin', 'n8n'),
 	};
 }
@@ -247,6 +250,25 @@ export class N8nInstance {
 		this.server = undefined;
 	}
 
+	/**
+	 * Finished executions of a workflow, read from n8n's own database (sqlite) with n8n's own
+	 * sqlite3 and flatted modules: what the Executions list of the editor would show.
+	 */
+	async executions(workflowId: string): Promise<N8nExecution[]> {
+		const database = join(this.userFolder, '.n8n', 'database.sqlite');
+		const result = await runCommand(
+			this.runtime.node,
+			['-e', READ_EXECUTIONS, database, workflowId],
+			{
+				env: { ...process.env, ...nodeEnv(this.runtime.nodeDir) },
+				cwd: this.runtime.home,
+				timeoutMs: 60_000,
+			},
+		);
+		if (result.code !== 0) throw new Error(`reading executions failed: ${result.stderr}`);
+		return JSON.parse(result.stdout) as N8nExecution[];
+	}
+
 	/** Stops the server if running and removes the instance folder. */
 	async dispose(): Promise<void> {
 		await this.stop();
@@ -263,6 +285,32 @@ export class N8nInstance {
 		return readFile(join(this.userFolder, 'binary-data', key ?? ''));
 	}
 }
+
+export interface N8nExecution {
+	id: string;
+	status: string;
+	mode: string;
+	data: N8nRun['data'];
+}
+
+/** Runs with n8n's Node in n8n's install folder; prints finished executions as JSON. */
+const READ_EXECUTIONS = `
+const sqlite3 = require('sqlite3');
+const { parse } = require('flatted');
+const [database, workflowId] = process.argv.slice(1);
+const db = new sqlite3.Database(database, sqlite3.OPEN_READONLY);
+db.configure('busyTimeout', 10000);
+db.all(
+	"SELECT e.id, e.status, e.mode, d.data FROM execution_entity e JOIN execution_data d ON d.executionId = e.id WHERE e.workflowId = ? AND e.status IN ('success', 'error', 'crashed') ORDER BY e.id",
+	[workflowId],
+	(error, rows) => {
+		if (error) { console.error(error.message); process.exit(1); }
+		const out = rows.map((row) => ({ id: String(row.id), status: row.status, mode: row.mode, data: parse(row.data) }));
+		process.stdout.write(JSON.stringify(out));
+		db.close();
+	},
+);
+`;
 
 /** Output items of a node's first run, first output. */
 export function nodeOutput(run: N8nRun, nodeName: string): N8nItem[] {
