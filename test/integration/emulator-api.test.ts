@@ -230,7 +230,8 @@ describe('emulator: catalogue and jobs', () => {
 
 	describe('GET /jobs/{id}', () => {
 		it('shows queued (with position and Retry-After), then running (with progress), then 303 to the CDN', async () => {
-			emu.setTiming({ queueMs: 150, runMs: 400 });
+			// Generous queue time: the first poll must still find the job queued on a busy CI machine.
+			emu.setTiming({ queueMs: 800, runMs: 300 });
 			const job = await submit(emu);
 			emu.setTiming({ queueMs: 20, runMs: 60 });
 			const queued = await call(`${emu.asyncUrl}/jobs/${job.id}`, { headers: auth(emu) });
@@ -348,7 +349,8 @@ describe('emulator: catalogue and jobs', () => {
 describe('emulator: bounded worker pool', () => {
 	let emu: RunningEmulator;
 	beforeAll(async () => {
-		emu = await startEmulator({ concurrency: 1, queueMs: 100, runMs: 300 });
+		// queueMs leaves time to submit all three before the first one starts.
+		emu = await startEmulator({ concurrency: 1, queueMs: 500, runMs: 300 });
 	});
 	afterAll(() => emu.close());
 
