@@ -72,10 +72,21 @@ async function handle(deps: Deps, msg: NodeMessage, ctx: WorkContext): Promise<W
 		await deps.pending.remove(jobId);
 		return result;
 	} catch (err) {
-		// Aborted by close: keep the entry so the next start resumes the wait.
-		if (!ctx.signal.aborted) await deps.pending.remove(jobId).catch(() => undefined);
+		if (settlesJob(err)) await deps.pending.remove(jobId).catch(() => undefined);
 		throw err;
 	}
+}
+
+/** Error codes that tell the job's fate, so waiting again could not help. */
+const SETTLED = new Set(['job_failed', 'job_cancelled', 'not_found', 'timeout']);
+
+/**
+ * Only a known outcome forgets the job. A close, a rejected key or an unreachable service
+ * keeps it pending, so the next start (e.g. after fixing the configuration) waits again.
+ */
+function settlesJob(err: unknown): boolean {
+	const code = (err as { code?: unknown } | null)?.code;
+	return typeof code === 'string' && SETTLED.has(code);
 }
 
 function setUp(RED: NodeAPI, node: RedNode, def: NodeDef): void {

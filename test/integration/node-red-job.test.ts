@@ -170,6 +170,21 @@ it('resumes a pending job after a redeploy, even without a configured context st
 	expect(await pendingIn('job')).toBeUndefined();
 });
 
+it('keeps a job pending through a rejected key, and collects it once the key is fixed', async () => {
+	const flow = onTab(jobFlow());
+	await load(flow, 'rs_wrong_key_for_this_test');
+	const jobId = await submitJob();
+	const caught = nextMessage('caught');
+	helper.getNode('job').receive({ jobId });
+	expect(((await caught).error as { message: string }).message).toMatch(/key|unauthori[sz]ed/i);
+	expect(Object.keys((await pendingIn('job')) ?? {})).toEqual([jobId]);
+	// Redeploy with the right key: the node starts again and resumes the wait.
+	await helper.setFlows(flow, 'full', { cfg: { apiKey: emulator.apiKey } });
+	const msg = await nextMessage('out');
+	expectFile(msg, jobId);
+	expect(msg.resumed).toBe(true);
+});
+
 it('forgets pending jobs when the node is deleted', async () => {
 	emulator.setTiming({ queueMs: 50, runMs: 1500 });
 	const flow = onTab(jobFlow());
