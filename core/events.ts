@@ -272,6 +272,11 @@ async function handleEvent(
 	const data = parseJson(message.data);
 	const fields = readJobFields(isRecord(data) ? data : {});
 	const name = message.event.toLowerCase();
+	if (name === 'error' && !fields.error && fields.status !== 'failed') {
+		// A stream-level notice, not a verdict on the job: polling or the next event decides.
+		ctx.logger?.debug(`job ${jobId}: the event stream sent an error notice without a job error`);
+		return undefined;
+	}
 	const status =
 		(COMPLETE_EVENTS.has(name) ? 'complete' : undefined) ??
 		(FAILED_EVENTS.has(name) ? 'failed' : undefined) ??

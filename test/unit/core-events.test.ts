@@ -78,6 +78,7 @@ describe('waiting by SSE', () => {
 		const transport = fakeTransport();
 		transport.onSse(
 			sseOf([
+				{ id: '0', event: 'error', data: { message: 'stream will restart' } },
 				{ id: '1', event: 'failed', data: { error: { code: 'oom', message: 'out of memory' } } },
 			]),
 		);
