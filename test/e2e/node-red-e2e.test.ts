@@ -1,6 +1,6 @@
 /**
- * Real Node-RED processes with the packed package installed in their user directory: a flow
- * inject -> render-generate -> file writes the PNG to disk, and it must be byte for byte what
+ * Real Node-RED processes with the packed package installed in their user directory: the
+ * example flow inject -> render-generate -> file writes the PNG to disk, and it must be byte for byte what
  * the emulator serves. Node-RED 5 runs on Node 24 (both provisioned into the e2e cache);
  * Node-RED 4, the devDependency, runs on the Node that runs jest.
  */
@@ -40,60 +40,39 @@ afterAll(async () => {
 	await removeDir(workDir);
 });
 
-function generateFlow(pngPath: string): FlowNode[] {
-	return [
-		{ id: 'tab', type: 'tab', label: 'Render e2e' },
-		{
-			id: 'cfg',
-			type: 'render-service-config',
-			name: 'emulator',
-			baseUrl: emulator.baseUrl,
-			asyncUrl: emulator.asyncUrl,
+const EXAMPLE = join(
+	__dirname,
+	'..',
+	'..',
+	'examples',
+	'node-red',
+	'02 Generate an image to a file.json',
+);
+
+/**
+ * The shipped example flow with the edits its comment asks a user to make: the config node's
+ * address and key (this emulator's), and where the file goes (a temp folder). The nodes are
+ * put on a tab, as importing into the editor does.
+ */
+async function exampleFlow(
+	pngPath: string,
+): Promise<{ flow: FlowNode[]; injectId: string; prompt: unknown }> {
+	const nodes = JSON.parse(await readFile(EXAMPLE, 'utf8')) as FlowNode[];
+	const flow: FlowNode[] = [{ id: 'e2e-tab', type: 'tab', label: 'Render e2e' }];
+	for (const node of nodes) {
+		if (node.type === 'render-service-config') {
 			// Sent once through the admin API; Node-RED stores it encrypted in flows_cred.json.
-			credentials: { apiKey: emulator.apiKey },
-		},
-		{
-			id: 'start',
-			type: 'inject',
-			z: 'tab',
-			once: true,
-			onceDelay: 0.1,
-			props: [{ p: 'payload' }],
-			payload: 'a lighthouse at dawn, oil painting',
-			payloadType: 'str',
-			wires: [['generate']],
-		},
-		{
-			id: 'generate',
-			type: 'render-generate',
-			z: 'tab',
-			config: 'cfg',
-			modality: 'image',
-			family: 'flux',
-			model: 'schnell',
-			task: 't2i',
-			format: '512',
-			mode: 'wait',
-			waitMode: 'auto',
-			timeout: 60,
-			onTimeout: 'fail',
-			output: 'buffer',
-			concurrency: 4,
-			wires: [['write']],
-		},
-		{
-			id: 'write',
-			type: 'file',
-			z: 'tab',
-			filename: pngPath,
-			filenameType: 'str',
-			appendNewline: false,
-			createDir: true,
-			overwriteFile: 'true',
-			encoding: 'none',
-			wires: [],
-		},
-	];
+			const credentials = { apiKey: emulator.apiKey };
+			flow.push({ ...node, baseUrl: emulator.baseUrl, asyncUrl: emulator.asyncUrl, credentials });
+		} else if (node.type === 'file') {
+			flow.push({ ...node, z: 'e2e-tab', filename: pngPath });
+		} else {
+			flow.push({ ...node, z: 'e2e-tab' });
+		}
+	}
+	const inject = flow.find((node) => node.type === 'inject');
+	if (!inject) throw new Error(`${EXAMPLE} has no inject node`);
+	return { flow, injectId: inject.id, prompt: inject.payload };
 }
 
 async function generatesThePng(
@@ -114,7 +93,9 @@ async function generatesThePng(
 		);
 		const jobsBefore = emulator.jobs().length;
 		const pngPath = join(workDir, `node-red-${major}`, 'lighthouse.png');
-		await nodeRed.deploy(generateFlow(pngPath));
+		const { flow, injectId, prompt } = await exampleFlow(pngPath);
+		await nodeRed.deploy(flow);
+		await nodeRed.inject(injectId);
 
 		const job = await waitFor(
 			async () =>
@@ -140,7 +121,7 @@ async function generatesThePng(
 		});
 		expect(written.equals(expected!.data)).toBe(true);
 		expect(emulator.jobs().length - jobsBefore).toBe(1);
-		expect(emulator.jobs().at(-1)?.request.prompt).toBe('a lighthouse at dawn, oil painting');
+		expect(emulator.jobs().at(-1)?.request.prompt).toBe(prompt);
 		expect(emulator.counters().cdnAuthorizationHeaders).toBe(0);
 		expect(nodeRed.logs()).not.toContain(emulator.apiKey);
 	} finally {
@@ -148,7 +129,7 @@ async function generatesThePng(
 	}
 }
 
-describe('real Node-RED runs inject -> render-generate -> file', () => {
+describe('real Node-RED runs the example flow inject -> render-generate -> file', () => {
 	it(
 		'Node-RED 5 on Node 24 writes the PNG byte for byte as the service serves it',
 		async () => await generatesThePng(provisionNodeRed5, '5'),

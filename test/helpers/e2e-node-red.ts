@@ -15,6 +15,7 @@ import {
 	removeDir,
 	runProvisionScript,
 	unpackInto,
+	waitFor,
 } from './e2e-process';
 
 export const PACKAGE_NAME = '@render-service/n8n-nodes-render';
@@ -54,6 +55,8 @@ export interface NodeRedInstance {
 	version: string;
 	/** Replaces all flows (a full deploy) through the admin API. */
 	deploy(flows: FlowNode[]): Promise<void>;
+	/** Clicks an inject node's button (the editor's POST /inject/:id). */
+	inject(nodeId: string): Promise<void>;
 	/** Node types the runtime has registered, from GET /nodes. */
 	nodeTypes(): Promise<string[]>;
 	logs(): string;
@@ -120,6 +123,14 @@ function makeInstance(
 					`deploy failed: ${response.status} ${await response.text()}\n${server.logs()}`,
 				);
 			}
+		},
+		async inject(nodeId) {
+			// A deploy answers before the new flows have started: 404 until the node exists.
+			await waitFor(
+				async () => (await fetch(`${url}/inject/${nodeId}`, { method: 'POST' })).ok || undefined,
+				30_000,
+				`inject node ${nodeId} to accept a click`,
+			);
 		},
 		async nodeTypes() {
 			const response = await fetch(`${url}/nodes`, { headers: { Accept: 'application/json' } });
