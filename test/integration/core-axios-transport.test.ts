@@ -33,6 +33,9 @@ const routes: Record<string, Handler> = {
 		res.writeHead(404, { 'content-type': 'application/json' });
 		res.end('{}');
 	},
+	'/hang': () => {
+		// Never answers: the header timeout must end the request.
+	},
 	'/sse-json': (_req, res) => {
 		res.writeHead(200, { 'content-type': 'application/json' });
 		res.end('{}');
@@ -116,6 +119,20 @@ describe('axios transport', () => {
 		expect(error).toBeInstanceOf(TransportError);
 		expect((error as TransportError).sent).toBe(false);
 		expect(JSON.stringify(error) + String(error)).not.toContain(KEY);
+	});
+
+	it('ends a request without response headers at its timeout, as sent', async () => {
+		const error = await transport
+			.request({
+				method: 'GET',
+				url: `${base}/hang`,
+				auth: true,
+				responseType: 'text',
+				timeoutMs: 150,
+			})
+			.catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(TransportError);
+		expect(error).toMatchObject({ code: 'timeout', sent: true });
 	});
 
 	it('opens one SSE connection: events with ids, heartbeats, server "error" events, then ends', async () => {

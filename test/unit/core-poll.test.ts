@@ -140,4 +140,36 @@ describe('polling', () => {
 		expect((error as AbortedError).jobId).toBe('j1');
 		expect(transport.requests).toHaveLength(3);
 	});
+
+	it.each([
+		[404, false],
+		[405, false],
+		[501, false],
+		[500, false],
+		[204, true],
+	])(
+		'on timeout with cancel, a DELETE answered %i gives cancelled=%s without throwing',
+		async (status, cancelled) => {
+			const transport = fakeTransport();
+			transport.on('GET /jobs/j1', running(0.1));
+			transport.on('DELETE /jobs/j1', { status });
+			const warnings: string[] = [];
+			const client = fakeClient(transport, fakeTime(), {
+				logger: { debug: () => undefined, warn: (m) => warnings.push(m) },
+			});
+			const outcome = await client.wait('j1', {
+				mode: 'poll',
+				timeoutMs: 3000,
+				onTimeout: 'cancel',
+			});
+			expect(outcome).toMatchObject({
+				kind: 'timed_out',
+				jobId: 'j1',
+				lastStatus: 'running',
+				cancelled,
+			});
+			expect(transport.requests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
+			expect(warnings.length).toBe(status === 500 ? 1 : 0);
+		},
+	);
 });
