@@ -115,7 +115,8 @@ async function open(
 	let transient = 0;
 	for (;;) {
 		checkAddress(ctx, jobId, url);
-		const headers: Record<string, string> = { accept: '*/*' };
+		// Identity encoding: Content-Length and Range offsets must count the bytes we keep.
+		const headers: Record<string, string> = { accept: '*/*', 'accept-encoding': 'identity' };
 		if (start > 0) headers.range = `bytes=${start}-`;
 		if (start > 0 && ifRange) headers['if-range'] = ifRange;
 		let res: TransportResponse<Readable>;

@@ -27,6 +27,9 @@ describe('download', () => {
 		);
 		expect(file.data.toString()).toBe('PNG!');
 		expect(file).toMatchObject({ mimeType: 'image/png', size: 4, fileName: 'j1.png' });
+		expect(transport.requests.every((r) => r.headers?.['accept-encoding'] === 'identity')).toBe(
+			true,
+		);
 		expect(transport.requests.map((r) => [new URL(r.url).host, r.auth])).toEqual([
 			['queue.render.test', true],
 			['cdn.render.test', false],
