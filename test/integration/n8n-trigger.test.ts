@@ -114,6 +114,8 @@ describe('n8n Render Service Trigger in the real engine', () => {
 		await new Promise((resolve) => setTimeout(resolve, 800));
 		expect(trigger.emitted).toHaveLength(2);
 		expect(JSON.stringify(trigger.emitted)).not.toContain(emulator.apiKey);
+		// The watcher sets the bearer header itself after activation: never on CDN downloads.
+		expect(emulator.counters().cdnAuthorizationHeaders).toBe(0);
 	});
 
 	it('delivers each job once in total when two trigger workflows are active', async () => {
