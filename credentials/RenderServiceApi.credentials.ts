@@ -45,6 +45,24 @@ export class RenderServiceApi implements ICredentialType {
 			description:
 				'Address of the job queue (submitting jobs and waiting for them). For the local emulator, e.g. http://127.0.0.1:8081.',
 		},
+		{
+			displayName: 'Allowed CDN Hosts',
+			name: 'allowedCdnHosts',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. cdn.render-service.example',
+			description:
+				'Host names result files may be downloaded from, separated by commas. Empty allows any host. Set it to guard against a compromised endpoint redirecting downloads into your network.',
+		},
+		{
+			displayName: 'Max Download Size (MB)',
+			name: 'maxDownloadMb',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: 2048,
+			description:
+				'Largest result file accepted, so a broken or hostile CDN cannot fill memory or disk. 0 uses the default (2048 MB).',
+		},
 	];
 
 	authenticate: IAuthenticateGeneric = {

@@ -26,13 +26,26 @@ export interface ConnectedClient {
 	secrets: string[];
 }
 
+/** The credential's download guards (see the credential's descriptions). */
+interface DownloadLimits {
+	allowedCdnHosts: string;
+	maxDownloadMb: number;
+}
+
+/** Megabytes from a credential field; undefined (the core's default) when unset or 0. */
+function megabytes(value: unknown): number | undefined {
+	const mb = Number(value);
+	return Number.isFinite(mb) && mb > 0 ? Math.floor(mb * 1024 * 1024) : undefined;
+}
+
 export function trimUrl(url: string): string {
 	return url.trim().replace(/\/+$/, '');
 }
 
 /** Builds a core client on the node's credential. The key itself stays inside n8n's helpers. */
 export async function connect(context: ClientContext): Promise<ConnectedClient> {
-	const raw = await context.getCredentials<Partial<RenderCredentials>>(CREDENTIAL_TYPE);
+	const raw =
+		await context.getCredentials<Partial<RenderCredentials & DownloadLimits>>(CREDENTIAL_TYPE);
 	const credentials: RenderCredentials = {
 		apiKey: String(raw.apiKey ?? ''),
 		baseUrl: trimUrl(String(raw.baseUrl ?? '')),
@@ -46,6 +59,8 @@ export async function connect(context: ClientContext): Promise<ConnectedClient> 
 		transport: createN8nTransport(context),
 		sleep: n8nSleep,
 		secrets,
+		allowedCdnHosts: [String(raw.allowedCdnHosts ?? '')],
+		maxDownloadBytes: megabytes(raw.maxDownloadMb),
 		// The catalogue cache is shared per key without ever holding the key.
 		cacheIdentity: createHash('sha256').update(credentials.apiKey).digest('hex').slice(0, 16),
 		logger: logger && {
