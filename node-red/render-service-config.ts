@@ -5,7 +5,7 @@
 import { registerAdminRoutes } from './lib/admin';
 import { CONFIG_TYPE } from './lib/config-node';
 import type { RenderConfigNode } from './lib/config-node';
-import { normaliseUrl } from './lib/connection';
+import { megabytes, normaliseUrl } from './lib/connection';
 import type { NodeAPI, NodeDef, RedNode } from './lib/red';
 
 export = function register(RED: NodeAPI): void {
@@ -15,11 +15,15 @@ export = function register(RED: NodeAPI): void {
 			RED.nodes.createNode(this, def);
 			const baseUrl = normaliseUrl(def.baseUrl);
 			const asyncUrl = normaliseUrl(def.asyncUrl) || baseUrl;
+			const allowedCdnHosts = typeof def.allowedCdnHosts === 'string' ? def.allowedCdnHosts : '';
+			const maxDownloadBytes = megabytes(def.maxDownloadMb);
 			const node = this as RenderConfigNode;
 			node.connection = () => ({
 				baseUrl,
 				asyncUrl,
 				apiKey: node.credentials?.apiKey?.trim() ?? '',
+				allowedCdnHosts,
+				maxDownloadBytes,
 			});
 		},
 		{ credentials: { apiKey: { type: 'password' } } },

@@ -12,6 +12,10 @@ export interface ConnectionSettings {
 	baseUrl: string;
 	asyncUrl: string;
 	apiKey: string;
+	/** Host names results may come from, separated by commas; empty: any host. */
+	allowedCdnHosts?: string;
+	/** Largest result accepted, in bytes; undefined: the core's default. */
+	maxDownloadBytes?: number;
 }
 
 /** Trims and drops trailing slashes, so "https://x/" and "https://x" are the same origin. */
@@ -28,6 +32,12 @@ export function isHttpUrl(value: string): boolean {
 	}
 }
 
+/** Megabytes from an editor field; undefined (the core's default) when empty or 0. */
+export function megabytes(value: unknown): number | undefined {
+	const mb = typeof value === 'number' ? value : Number.parseFloat(String(value ?? ''));
+	return Number.isFinite(mb) && mb > 0 ? Math.floor(mb * 1024 * 1024) : undefined;
+}
+
 /** A stable, non-reversible name for a key, for the catalogue cache. */
 export function keyIdentity(apiKey: string): string {
 	return createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
@@ -40,5 +50,7 @@ export function createClient(settings: ConnectionSettings): RenderClient {
 		transport: createAxiosTransport({ apiKey: settings.apiKey }),
 		secrets: [settings.apiKey],
 		cacheIdentity: keyIdentity(settings.apiKey),
+		allowedCdnHosts: settings.allowedCdnHosts ? [settings.allowedCdnHosts] : undefined,
+		maxDownloadBytes: settings.maxDownloadBytes,
 	});
 }
