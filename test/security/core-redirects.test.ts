@@ -100,7 +100,7 @@ describe('redirects and the API key', () => {
 	it('a redirect chain through foreign origins never carries the key; back on the API it does', async () => {
 		const third = await server(fileHandler());
 		let api: TestServer | undefined;
-		const hop = await server((req, res, url) => {
+		const hop = await server((_req, res, url) => {
 			const target =
 				url.pathname === '/to-third' ? `${third.url}/files/x.png` : `${api!.url}/files/job-1.png`;
 			res.writeHead(302, { location: target });
