@@ -67,8 +67,14 @@ export async function makeTempDir(prefix: string): Promise<string> {
 	return mkdtemp(join(tmpdir(), `render-e2e-${prefix}-`));
 }
 
+/** Removes a temp folder, unless RENDER_E2E_KEEP=1 asks to keep it for a post-mortem. */
 export async function removeDir(dir: string | undefined): Promise<void> {
-	if (dir) await rm(dir, { recursive: true, force: true });
+	if (!dir) return;
+	if (process.env.RENDER_E2E_KEEP === '1') {
+		process.stderr.write(`RENDER_E2E_KEEP=1: keeping ${dir}\n`);
+		return;
+	}
+	await rm(dir, { recursive: true, force: true });
 }
 
 /**
