@@ -33,8 +33,8 @@ export function formatTable(rows: DemoRow[]): string {
 	return [line(head!), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
-/** A file name from a prompt: lower case words joined by dashes, at most 40 characters. */
+/** A file name from a prompt: lower case words joined by dashes, at most 48 characters. */
 export function slug(text: string): string {
 	const words = text.toLowerCase().match(/[a-z0-9]+/g) ?? ['file'];
-	return words.join('-').slice(0, 40).replace(/-+$/, '');
+	return words.join('-').slice(0, 48).replace(/-+$/, '');
 }

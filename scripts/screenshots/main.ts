@@ -27,6 +27,8 @@ async function copySamples(log: (line: string) => void): Promise<string[]> {
 			...rows.filter((r) => r.engine.startsWith('Node-RED')).slice(0, SAMPLES),
 		];
 		const dir = join(IMAGES, 'samples');
+		// Start afresh: a retake must not keep pictures of prompts the demo no longer has.
+		await rm(dir, { recursive: true, force: true });
 		await mkdir(dir, { recursive: true });
 		const files: string[] = [];
 		for (const row of picked) {
