@@ -135,18 +135,27 @@ export async function runCommand(
 	return { code, stdout, stderr };
 }
 
+/** Groups still running; killed if the test process exits without stopping them. */
+const liveGroups = new Set<ChildProcess>();
+process.once('exit', () => {
+	for (const child of liveGroups) killGroup(child, 'SIGKILL', true);
+});
+
 function spawnGroup(
 	command: string,
 	args: string[],
 	options: { env: NodeJS.ProcessEnv; cwd?: string },
 ): ChildProcess {
 	// detached: a process group of its own, so stopping kills the engine and its task runners.
-	return spawn(command, args, {
+	const child = spawn(command, args, {
 		cwd: options.cwd,
 		env: options.env,
 		detached: true,
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
+	liveGroups.add(child);
+	child.once('close', () => liveGroups.delete(child));
+	return child;
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals, evenAfterExit = false): void {
