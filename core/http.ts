@@ -31,16 +31,39 @@ export function jobPrefix(jobId: string | undefined): string {
 	return jobId ? `Job ${jobId}: ` : '';
 }
 
-/** Sends a request expecting a text body. Throws TransportError or AbortedError only. */
+/**
+ * Largest API reply read, in bytes. Model lists and job records are a few kB; anything far
+ * larger is not the service, and must not fill memory.
+ */
+export const MAX_REPLY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Sends a request expecting a text body. Throws TransportError, AbortedError, or
+ * BadResponseError for a reply larger than MAX_REPLY_BYTES.
+ */
 export async function sendText(
 	ctx: CoreContext,
 	req: Omit<TransportRequest, 'responseType'>,
 	purpose: RequestPurpose,
 ): Promise<TransportResponse<string>> {
 	try {
-		return await ctx.transport.request({ ...req, responseType: 'text' });
+		return await ctx.transport.request({
+			maxBytes: MAX_REPLY_BYTES,
+			...req,
+			responseType: 'text',
+		});
 	} catch (error) {
-		throw asTransportFailure(ctx, error, req.signal, purpose);
+		const failure = asTransportFailure(ctx, error, req.signal, purpose);
+		if (failure instanceof TransportError && failure.code === 'ETOOLARGE') {
+			throw new BadResponseError(
+				`${jobPrefix(purpose.jobId)}the reply of the Render Service while ${purpose.action} was too large (over ${MAX_REPLY_BYTES} bytes), so it was not read.`,
+				{
+					jobId: purpose.jobId,
+					hint: 'Check the Base URL / Async URL in the credential: they should point at the Render Service.',
+				},
+			);
+		}
+		throw failure;
 	}
 }
 

@@ -22,6 +22,11 @@ export interface TransportRequest {
 	signal?: AbortSignal;
 	/** Per-request limit in ms until response headers arrive. */
 	timeoutMs?: number;
+	/**
+	 * 'text' only: the largest body to read, in bytes. A longer body is abandoned and the
+	 * request fails with a TransportError of code `ETOOLARGE`.
+	 */
+	maxBytes?: number;
 }
 
 export interface TransportResponse<B> {

@@ -91,6 +91,9 @@ export function createAxiosTransport(options: AxiosTransportOptions): Transport 
 				validateStatus: () => true,
 				responseType: req.responseType === 'stream' ? 'stream' : 'text',
 				responseEncoding: 'utf8',
+				...(req.responseType === 'text' && req.maxBytes !== undefined
+					? { maxContentLength: req.maxBytes }
+					: {}),
 				transformResponse: [(data: unknown) => data],
 				signal: link.signal,
 			});
@@ -255,6 +258,9 @@ function toTransportError(
 	if (callerSignal?.aborted)
 		return new TransportError('The request was cancelled.', { code: 'aborted', sent: true });
 	if (timedOut) return new TransportError('No response in time.', { code: 'timeout', sent: true });
+	if (/^maxContentLength size of \d+ exceeded$/.test(error instanceof Error ? error.message : '')) {
+		return new TransportError('The reply was too large.', { code: 'ETOOLARGE', sent: true });
+	}
 	const raw = error instanceof Error ? error.message : String(error);
 	// No `cause`: axios errors hold the request config, including the Authorization header.
 	return new TransportError(scrub(raw || codeText, secrets), {
