@@ -143,6 +143,22 @@ async function raceRequest(
 	}
 }
 
+/** Reads a reply as text, abandoning it (and its connection) past `maxBytes`. */
+async function readCapped(body: Readable, maxBytes: number): Promise<string> {
+	const chunks: Buffer[] = [];
+	let total = 0;
+	for await (const chunk of body) {
+		const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+		total += buffer.length;
+		if (total > maxBytes) {
+			body.destroy();
+			throw new TransportError('The reply was too large.', { code: 'ETOOLARGE', sent: true });
+		}
+		chunks.push(buffer);
+	}
+	return Buffer.concat(chunks).toString('utf8');
+}
+
 /** Destroys a streamed body when the caller's signal aborts after the headers arrived. */
 function bindStreamToSignal(stream: Readable, signal: AbortSignal | undefined) {
 	if (!signal) return;
@@ -193,6 +209,11 @@ export function createN8nTransport(context: RequestContext): Transport {
 		req: TransportRequest & { responseType: 'stream' },
 	): Promise<TransportResponse<Readable>>;
 	async function request(req: TransportRequest): Promise<TransportResponse<string | Readable>> {
+		if (req.responseType === 'text' && req.maxBytes !== undefined) {
+			// n8n's helpers have no size limit: read the reply as a stream and stop at the cap.
+			const streamed = await request({ ...req, responseType: 'stream' });
+			return { ...streamed, body: await readCapped(streamed.body, req.maxBytes) };
+		}
 		const response = await send(req);
 		const headers = normaliseHeaders(response.headers);
 		if (req.responseType === 'stream') {
