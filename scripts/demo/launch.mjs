@@ -4,7 +4,7 @@
 // Usage: node scripts/demo/launch.mjs <entry.ts> [--no-build] [entry options...]
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,5 +68,8 @@ await build({
 	sourcemap: 'inline',
 	logLevel: 'warning',
 });
+// Stack traces then point at the TypeScript sources (the bundle carries an inline source map).
+process.setSourceMapsEnabled(true);
 const { main } = createRequire(import.meta.url)(outfile);
+rmSync(outfile, { force: true });
 await main(args);
