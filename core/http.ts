@@ -89,8 +89,9 @@ export function abortedError(jobId?: string): AbortedError {
 }
 
 export function networkError(ctx: CoreContext, error: TransportError, purpose: RequestPurpose) {
+	const { reason, hint } = describeFailure(error);
 	return new NetworkError(
-		`${jobPrefix(purpose.jobId)}could not reach the Render Service while ${purpose.action} (${scrub(error.message, ctx.secrets)}).`,
+		`${jobPrefix(purpose.jobId)}could not reach the Render Service while ${purpose.action} (${scrub(reason, ctx.secrets)}).`,
 		{
 			jobId: purpose.jobId,
 			// A clean copy: a transport's own `cause` may hold request options with the key.
@@ -98,9 +99,26 @@ export function networkError(ctx: CoreContext, error: TransportError, purpose: R
 				code: error.code,
 				sent: error.sent,
 			}),
-			hint: 'Check the Base URL / Async URL in the credential and your network connection.',
+			hint: hint ?? 'Check the Base URL / Async URL in the credential and your network connection.',
 		},
 	);
+}
+
+const TLS_CODES =
+	/^(EPROTO|ERR_SSL_|ERR_TLS_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_)/;
+
+/** Words for the common connection failures; OpenSSL's own text is long and cryptic. */
+function describeFailure(error: TransportError): { reason: string; hint?: string } {
+	const code = error.code;
+	if (code === 'ECONNREFUSED') return { reason: `connection refused (${code})` };
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { reason: `host not found (${code})` };
+	if (TLS_CODES.test(code) || /SSL routines|wrong version number/i.test(error.message)) {
+		return {
+			reason: `the TLS (https) connection failed (${code})`,
+			hint: 'Check the Base URL / Async URL in the credential: a server without TLS needs http://, and an https server needs a trusted certificate.',
+		};
+	}
+	return { reason: error.message.split('\n')[0]!.trim() };
 }
 
 export function parseJson(text: string): unknown {
