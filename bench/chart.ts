@@ -28,14 +28,14 @@ function logX(ms: number, min: number, max: number): number {
 }
 
 function latencyPanel(results: LatencyResult[], top: number, targetMs: number): Panel {
-	const min = 1;
+	const min = 0.1;
 	const max = 10_000;
 	const parts: string[] = [
 		`<text x="20" y="${top + 18}" class="title">Completion-to-output latency (ms, log scale): p50 solid, p95 light</text>`,
 	];
 	const plotTop = top + 34;
 	const plotH = results.length * ROW_H;
-	for (const tick of [1, 10, 100, 1_000, 10_000]) {
+	for (const tick of [0.1, 1, 10, 100, 1_000, 10_000]) {
 		const x = LABEL_W + logX(tick, min, max);
 		parts.push(
 			`<line x1="${x}" y1="${plotTop}" x2="${x}" y2="${plotTop + plotH}" class="grid"/>`,
@@ -113,7 +113,7 @@ function targetsPanel(figures: Figure[], top: number): Panel {
 		parts.push(
 			`<text x="${LABEL_W - 8}" y="${y + BAR_H}" class="label">${esc(f.label)}</text>`,
 			`<rect x="${LABEL_W}" y="${y}" width="${w.toFixed(1)}" height="${BAR_H * 1.4}" class="${f.holds ? 'ok' : 'miss'}"/>`,
-			`<text x="${LABEL_W + w + 4}" y="${y + BAR_H}" class="value">${esc(formatValue(f.value, f.unit))} / ${esc(f.targetText)}</text>`,
+			`<text x="${LABEL_W + w + 4}" y="${y + BAR_H}" class="value">${esc(formatValue(f.value, f.unit))} of ${esc(formatValue(f.target, f.unit))}</text>`,
 		);
 	});
 	const x = LABEL_W + logX(1, min, max);

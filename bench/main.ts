@@ -2,7 +2,8 @@
  * `npm run bench`: every benchmark of issue 6 in one run against local emulators, then
  * bench/results/latest.{json,md,svg}. Phases are ordered so that nothing CPU-heavy (n8n's
  * start-up, the 500 MiB downloads) runs while editor timings or in-process latencies are
- * taken; the 60 s jobs, idle while waiting, overlap with latency and throughput.
+ * taken, and each SSE way of waiting is measured alone; the 60 s jobs, idle while waiting,
+ * overlap with latency and throughput.
  *
  * Env: BENCH_LATENCY_SAMPLES (default 40 per way of waiting), BENCH_SKIP_REAL_N8N=1 (no real
  * n8n process: the hand-built loop is then left out).
@@ -14,11 +15,17 @@ import { join } from 'node:path';
 import { renderChart } from './chart';
 import { editorEmulator, editorN8n, editorNodeRed } from './editor';
 import { startHandBuilt, type HandBuiltRig } from './handbuilt-n8n';
-import { IN_PROCESS_METHODS, latencyEmulator, measureLatency } from './latency';
+import {
+	IN_PROCESS_METHODS,
+	latencyEmulator,
+	measureLatency,
+	type LatencyMethod,
+	type LatencyResult,
+} from './latency';
 import { closeAll } from './lib/emulators';
 import { figure, type Figure } from './lib/figures';
 import { round } from './lib/stats';
-import { measureMemory, memoryEmulator } from './memory';
+import { measureMemory, memoryEmulator, type MemoryResult } from './memory';
 import { figureLine, renderMarkdown, type BenchResults } from './report';
 import { countRequests, WAITERS } from './requests';
 import { throughputCore, throughputN8n } from './throughput';
@@ -159,6 +166,41 @@ function otherFigures(r: BenchResults): Figure[] {
 	return out;
 }
 
+/**
+ * SSE ways one after another (their milliseconds are what the machine's load moves), then the
+ * polling ways together (their figures are set by their intervals). Results keep list order.
+ */
+async function measureInProcessLatency(): Promise<LatencyResult[]> {
+	const byId = new Map<string, LatencyResult>();
+	const isSse = (m: LatencyMethod) => m.id.includes('-sse');
+	for (const method of IN_PROCESS_METHODS.filter(isSse)) {
+		byId.set(method.id, await measureLatency(method, LATENCY_SAMPLES));
+	}
+	const polling = IN_PROCESS_METHODS.filter((m) => !isSse(m));
+	const results = await Promise.all(polling.map((m) => measureLatency(m, LATENCY_SAMPLES)));
+	for (const result of results) byId.set(result.id, result);
+	return IN_PROCESS_METHODS.map((m) => byId.get(m.id) as LatencyResult);
+}
+
+async function measureAllMemory(): Promise<MemoryResult[]> {
+	const emulator = await memoryEmulator();
+	const childScript = join(__dirname, 'memory-child.js');
+	const out: MemoryResult[] = [];
+	for (const variant of ['core', 'n8n'] as const) {
+		out.push(await measureMemory(emulator, variant, childScript));
+		log(`memory ${variant}: ${(out.at(-1)!.growthBytes / 1e6).toFixed(1)} MB growth`);
+	}
+	return out;
+}
+
+/** The running n8n, so Ctrl+C can stop its process group too. */
+let activeRig: HandBuiltRig | undefined;
+
+process.once('SIGINT', () => {
+	log('interrupted: stopping n8n and the emulators');
+	void Promise.allSettled([activeRig?.dispose(), closeAll()]).then(() => process.exit(130));
+});
+
 async function main(): Promise<void> {
 	const n8nFolder = mkdtempSync(join(tmpdir(), 'bench-n8n-'));
 	process.env.N8N_USER_FOLDER = n8nFolder;
@@ -182,31 +224,28 @@ async function main(): Promise<void> {
 	};
 	let rig: HandBuiltRig | undefined;
 	try {
-		log('phase 1: editor dropdowns, with nothing else running');
-		const edEmulator = await editorEmulator();
-		results.editor.push(...(await editorN8n(edEmulator)), await editorNodeRed(edEmulator));
-
-		log('phase 2: real n8n start-up, beside the 500 MiB memory runs');
+		log('phase 1: real n8n start-up, beside the 500 MiB memory runs');
 		const realN8n = startRealN8n();
-		const memEmulator = await memoryEmulator();
-		const childScript = join(__dirname, 'memory-child.js');
-		for (const variant of ['core', 'n8n'] as const) {
-			results.memory.push(await measureMemory(memEmulator, variant, childScript));
-			log(`memory ${variant}: ${(results.memory.at(-1)!.growthBytes / 1e6).toFixed(1)} MB growth`);
-		}
-		const real = await realN8n;
-		rig = real.rig;
+		// A started n8n must be stopped whatever the memory runs do: wait for both first.
+		const [memory, real] = await Promise.all([
+			measureAllMemory().then(
+				(value) => ({ value }),
+				(error: unknown) => ({ error }),
+			),
+			realN8n,
+		]);
+		rig = activeRig = real.rig;
 		results.environment.realN8n = real.note;
+		if ('error' in memory) throw memory.error;
+		results.memory = memory.value;
 
-		log(`phase 3: latency in process (${LATENCY_SAMPLES} samples per way); the 60 s jobs start`);
+		log(`phase 2: latency in process (${LATENCY_SAMPLES} samples per way); the 60 s jobs start`);
 		const requests = Promise.all(WAITERS.map((w) => countRequests(w, LONG_JOBS)));
-		results.latency = await Promise.all(
-			IN_PROCESS_METHODS.map((m) => measureLatency(m, LATENCY_SAMPLES)),
-		);
+		results.latency = await measureInProcessLatency();
 
 		// The hand-built loop has a 5 s granularity, so sharing the CPU with the throughput run
 		// cannot move its figures; the in-process latencies above had the machine to themselves.
-		log('phase 4: throughput, and the hand-built loop in real n8n, while the 60 s jobs finish');
+		log('phase 3: throughput, and the hand-built loop in real n8n, while the 60 s jobs finish');
 		const handBuilt = rig
 			? measureLatency(rig.method, LATENCY_SAMPLES, rig.emulator)
 			: Promise.resolve(undefined);
@@ -218,9 +257,14 @@ async function main(): Promise<void> {
 		for (const l of results.latency)
 			log(`latency ${l.id}: p50 ${l.summary.p50} ms, p95 ${l.summary.p95} ms`);
 		await rig?.dispose();
-		rig = undefined;
+		rig = activeRig = undefined;
 		results.requests = await requests;
 		for (const c of results.requests) log(`requests ${c.id}: ${c.perJob} per job`);
+
+		log('phase 4: editor dropdowns, with nothing else running');
+		await closeAll();
+		const edEmulator = await editorEmulator();
+		results.editor.push(...(await editorN8n(edEmulator)), await editorNodeRed(edEmulator));
 	} finally {
 		await rig?.dispose();
 		await closeAll();
