@@ -5,16 +5,11 @@
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-	ServerProcess,
-	freePort,
-	nodeEnv,
-	runCommand,
-	unpackInto,
-} from '../../test/helpers/e2e-process';
+import { ServerProcess, freePort, nodeEnv, unpackInto } from '../../test/helpers/e2e-process';
 import { N8N_WORKFLOW_FILE, PACKAGE_NAME, REPO_ROOT } from '../demo/paths';
 import type { Cleanup } from './cleanup';
 import type { Runtimes } from './provision';
+import { runTool } from './run-tool';
 
 /** The same credential the examples in examples/n8n/ refer to. */
 export const CREDENTIAL = { id: 'rsEmulatorCred01', name: 'Render Service Emulator' };
@@ -116,26 +111,26 @@ async function workflowsToImport(filesDir: string): Promise<Workflow[]> {
 	return workflows;
 }
 
-async function cli(options: N8nOptions, args: string[]): Promise<void> {
-	const result = await runCommand(options.runtimes.node, [options.runtimes.n8nCli, ...args], {
-		env: await env(options),
-		cwd: options.userFolder,
-		timeoutMs: 5 * 60_000,
-	});
-	if (result.code !== 0) {
-		throw new Error(`n8n ${args[0]} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
-	}
+async function cli(options: N8nOptions, cleanup: Cleanup, args: string[]): Promise<void> {
+	const result = await runTool(
+		options.runtimes.node,
+		[options.runtimes.n8nCli, ...args],
+		{ env: await env(options), cwd: options.userFolder, timeoutMs: 5 * 60_000 },
+		cleanup,
+	);
+	if (result.code !== 0)
+		throw new Error(`n8n ${args[0]} failed (${result.code}):\n${result.output}`);
 }
 
-async function importAll(options: N8nOptions): Promise<Workflow[]> {
+async function importAll(options: N8nOptions, cleanup: Cleanup): Promise<Workflow[]> {
 	const credentialsFile = join(options.userFolder, 'import-credentials.json');
 	const credential = { ...CREDENTIAL, type: 'renderServiceApi', data: { ...options.emulator } };
 	await writeFile(credentialsFile, JSON.stringify([credential]));
-	await cli(options, ['import:credentials', `--input=${credentialsFile}`]);
+	await cli(options, cleanup, ['import:credentials', `--input=${credentialsFile}`]);
 	const workflows = await workflowsToImport(options.filesDir);
 	const workflowsFile = join(options.userFolder, 'import-workflows.json');
 	await writeFile(workflowsFile, JSON.stringify(workflows));
-	await cli(options, ['import:workflow', `--input=${workflowsFile}`]);
+	await cli(options, cleanup, ['import:workflow', `--input=${workflowsFile}`]);
 	return workflows;
 }
 
@@ -157,7 +152,7 @@ export async function startN8n(
 	await mkdir(options.filesDir, { recursive: true });
 	await installPackage(options);
 	log('n8n: importing the emulator credential and the example workflows...');
-	const workflows = await importAll(options);
+	const workflows = await importAll(options, cleanup);
 	log('n8n: starting the editor...');
 	const server = ServerProcess.start(options.runtimes.node, [options.runtimes.n8nCli, 'start'], {
 		env: await env(options),
