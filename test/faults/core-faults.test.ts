@@ -6,6 +6,7 @@
 import { clearCatalogueCache } from '../../core/catalogue';
 import { createRenderClient } from '../../core/client';
 import { RenderServiceError } from '../../core/errors';
+import { defaultSleep } from '../../core/sleep';
 import { createAxiosTransport } from '../../core/transports/axios-transport';
 import type { GenerationRequest } from '../../core/types';
 import { captureOutput, deepText, SECRET_KEY, type Capture } from '../helpers/fault-capture';
@@ -53,6 +54,9 @@ function requestFor(prompt: string): GenerationRequest {
 	};
 }
 
+/** Every delay the core asked for in the current scenario, in ms (really slept). */
+let sleeps: number[] = [];
+
 function makeClient(log: Capture) {
 	return createRenderClient({
 		baseUrl: fault.emulator.baseUrl,
@@ -60,6 +64,10 @@ function makeClient(log: Capture) {
 		transport: createAxiosTransport({ apiKey: SECRET_KEY }),
 		secrets: [SECRET_KEY],
 		cacheIdentity: 'fault-matrix',
+		sleep: async (ms, signal) => {
+			sleeps.push(ms);
+			await defaultSleep(ms, signal);
+		},
 		// Short enough that a silent stream is given up on within the scenario.
 		sseIdleMs: 300,
 		logger: { debug: (m) => log.add(m), warn: (m) => log.add(m) },
@@ -99,12 +107,17 @@ async function runCore(scenario: Scenario): Promise<Observed> {
 describe('fault matrix through the core', () => {
 	it.each(SCENARIOS.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
 		arm(fault, scenario);
+		sleeps = [];
 		if (scenario.freshCatalogue) clearCatalogueCache();
 		const stopExpiring = scenario.expireAfter303 ? expireAfterFirst303(fault) : () => undefined;
 		try {
 			const observed = await bounded(runCore(scenario), SCENARIO_LIMIT_MS, scenario.name);
 			verify(table, 'core', scenario, fault, observed, capture.texts);
 			if (scenario.freshCatalogue) expect(fault.emulator.counters().requests.models).toBe(3);
+			// The server's Retry-After (1 s) is what the client waited, not its own backoff.
+			if (scenario.faults?.queue?.rateLimitBurst || scenario.faults?.job?.rateLimitBurst) {
+				expect(sleeps).toContain(1000);
+			}
 		} finally {
 			stopExpiring();
 		}
