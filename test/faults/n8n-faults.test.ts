@@ -220,7 +220,7 @@ describe('Render Service Trigger restarted with pending jobs', () => {
 	it('each pending job fires exactly once after the restart, never again', async () => {
 		const scenario: Scenario = {
 			name: 'trigger restart with pending jobs',
-			timing: { queueMs: 20, runMs: 800 },
+			timing: { queueMs: 20, runMs: 2000 },
 			waitMode: 'auto',
 			expect: 'delivered',
 		};

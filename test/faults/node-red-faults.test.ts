@@ -216,7 +216,7 @@ describe('Node-RED flow redeployed mid-wait', () => {
 	it('render-job resumes its pending jobs after the redeploy: each delivered once', async () => {
 		const scenario: Scenario = {
 			name: 'render-job resumes after redeploy',
-			timing: { queueMs: 20, runMs: 800 },
+			timing: { queueMs: 20, runMs: 2000 },
 			waitMode: 'auto',
 			expect: 'delivered',
 		};
