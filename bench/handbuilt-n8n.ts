@@ -177,6 +177,14 @@ async function webhookReady(url: string, instance: N8nInstance): Promise<void> {
 	}
 }
 
+/** Every n8n started here and not yet disposed, so an interrupted run can stop them all. */
+const live = new Set<N8nInstance>();
+
+export async function disposeAllHandBuilt(): Promise<void> {
+	await Promise.allSettled([...live].map((instance) => instance.dispose()));
+	live.clear();
+}
+
 /** Starts real n8n with the hand-built workflow active; `method` samples it. */
 export async function startHandBuilt(
 	emulator: RunningEmulator,
@@ -185,6 +193,7 @@ export async function startHandBuilt(
 	const sink = await startSink();
 	const runtime = await provisionN8n();
 	const instance = await N8nInstance.create(runtime);
+	live.add(instance);
 	try {
 		log('real n8n: importing and publishing the hand-built workflow');
 		await instance.importWorkflows([workflow(emulator, sink.url)]);
@@ -193,6 +202,7 @@ export async function startHandBuilt(
 		await instance.start();
 		await webhookReady(`${instance.url}/webhook/${WEBHOOK_PATH}`, instance);
 	} catch (error) {
+		live.delete(instance);
 		await instance.dispose();
 		sink.server.close();
 		throw error;
@@ -221,6 +231,7 @@ export async function startHandBuilt(
 		method,
 		emulator,
 		async dispose() {
+			live.delete(instance);
 			await instance.dispose();
 			sink.server.close();
 		},

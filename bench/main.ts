@@ -14,7 +14,7 @@ import { join } from 'node:path';
 
 import { renderChart } from './chart';
 import { editorEmulator, editorN8n, editorNodeRed } from './editor';
-import { startHandBuilt, type HandBuiltRig } from './handbuilt-n8n';
+import { disposeAllHandBuilt, startHandBuilt, type HandBuiltRig } from './handbuilt-n8n';
 import {
 	IN_PROCESS_METHODS,
 	latencyEmulator,
@@ -193,17 +193,21 @@ async function measureAllMemory(): Promise<MemoryResult[]> {
 	return out;
 }
 
-/** The running n8n, so Ctrl+C can stop its process group too. */
-let activeRig: HandBuiltRig | undefined;
+/** n8n-core's instance folder for the in-process engine (N8N_USER_FOLDER), removed at the end. */
+const n8nFolder = mkdtempSync(join(tmpdir(), 'bench-n8n-'));
+process.env.N8N_USER_FOLDER = n8nFolder;
 
 process.once('SIGINT', () => {
 	log('interrupted: stopping n8n and the emulators');
-	void Promise.allSettled([activeRig?.dispose(), closeAll()]).then(() => process.exit(130));
+	// Waits still in flight fail as their servers close; that is the point, not an error.
+	process.on('unhandledRejection', () => undefined);
+	void Promise.allSettled([disposeAllHandBuilt(), closeAll()]).then(() => {
+		rmSync(n8nFolder, { recursive: true, force: true });
+		process.exit(130);
+	});
 });
 
 async function main(): Promise<void> {
-	const n8nFolder = mkdtempSync(join(tmpdir(), 'bench-n8n-'));
-	process.env.N8N_USER_FOLDER = n8nFolder;
 	const results: BenchResults = {
 		startedAt: new Date(started).toISOString(),
 		durationMs: 0,
@@ -234,13 +238,15 @@ async function main(): Promise<void> {
 			),
 			realN8n,
 		]);
-		rig = activeRig = real.rig;
+		rig = real.rig;
 		results.environment.realN8n = real.note;
 		if ('error' in memory) throw memory.error;
 		results.memory = memory.value;
 
 		log(`phase 2: latency in process (${LATENCY_SAMPLES} samples per way); the 60 s jobs start`);
 		const requests = Promise.all(WAITERS.map((w) => countRequests(w, LONG_JOBS)));
+		// Awaited below; if a phase in between throws, its failure must not also crash the run.
+		requests.catch(() => undefined);
 		results.latency = await measureInProcessLatency();
 
 		// The hand-built loop has a 5 s granularity, so sharing the CPU with the throughput run
@@ -257,7 +263,7 @@ async function main(): Promise<void> {
 		for (const l of results.latency)
 			log(`latency ${l.id}: p50 ${l.summary.p50} ms, p95 ${l.summary.p95} ms`);
 		await rig?.dispose();
-		rig = activeRig = undefined;
+		rig = undefined;
 		results.requests = await requests;
 		for (const c of results.requests) log(`requests ${c.id}: ${c.perJob} per job`);
 
