@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import { createEmulator, type RunningEmulator } from '../../emulator';
 import { captureOutput, SECRET_KEY, type Capture } from '../helpers/fault-capture';
+import { bounded } from '../helpers/fault-matrix';
 import { startServer, type TestServer } from '../helpers/fault-servers';
 import { chain, node } from '../helpers/n8n-engine';
 import { createRenderEngine, generateParams, renderNode, TYPES } from '../helpers/n8n-render';
@@ -122,6 +123,36 @@ describe('n8n Generate Media', () => {
 			'the Render Service refused the API key while listing models (HTTP 401). The service said: "The API key is not valid.".',
 		);
 		expect(description).toBe('Check the API key in the Render Service credential.');
+	});
+
+	it('an oversized reply (an endless body) is cut off at 8 MiB', async () => {
+		let closed = false;
+		const chunk = Buffer.alloc(64 * 1024, 0x20);
+		const endless = await startServer((req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json' });
+			const pump = (): void => {
+				while (!res.destroyed && res.write(chunk));
+				if (!res.destroyed) res.once('drain', pump);
+			};
+			req.on('close', () => (closed = true));
+			pump();
+		});
+		try {
+			const { message } = await fails({}, { baseUrl: endless.url });
+			expect(message).toBe(
+				'the reply of the Render Service while listing models was too large (over 8388608 bytes), so it was not read.',
+			);
+			// The connection is dropped, not drained in the background.
+			await bounded(
+				(async () => {
+					while (!closed) await new Promise((r) => setTimeout(r, 10));
+				})(),
+				5_000,
+				'the connection to close',
+			);
+		} finally {
+			await endless.close();
+		}
 	});
 
 	it('a wrong base URL (a web server, not the service)', async () => {
