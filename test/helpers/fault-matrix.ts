@@ -307,24 +307,22 @@ export function createTable(title: string) {
 			rows.push({ ...row, result: ok ? 'pass' : 'FAIL' });
 		},
 		print() {
-			const header: Row = {
-				engine: 'engine',
-				scenario: 'scenario',
-				jobs: 'jobs' as never,
-				delivered: 'delivered' as never,
-				duplicates: 'duplicates' as never,
-				leaks: 'leaks' as never,
-				result: 'result' as never,
-			};
-			const keys = Object.keys(header) as Array<keyof Row>;
-			const widths = keys.map((k) =>
-				Math.max(...[header, ...rows].map((r) => String(r[k]).length)),
-			);
-			const line = (r: Row) =>
-				`| ${keys.map((k, i) => String(r[k]).padEnd(widths[i]!)).join(' | ')} |`;
+			const columns: Array<keyof Row> = [
+				'engine',
+				'scenario',
+				'jobs',
+				'delivered',
+				'duplicates',
+				'leaks',
+				'result',
+			];
+			const cells = [columns, ...rows.map((r) => columns.map((c) => String(r[c])))];
+			const widths = columns.map((_c, i) => Math.max(...cells.map((row) => row[i]!.length)));
+			const line = (row: string[]) =>
+				`| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
 			const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
-			const text = [`\n${title}`, line(header), rule, ...rows.map(line), ''].join('\n');
-			process.stdout.write(`${text}\n`);
+			const [header, ...body] = cells.map(line);
+			process.stdout.write([`\n${title}`, header, rule, ...body, '', ''].join('\n'));
 		},
 	};
 }
