@@ -52,14 +52,20 @@ function log(line: string): void {
 async function startRealN8n(): Promise<{ rig?: HandBuiltRig; note: string }> {
 	if (SKIP_REAL_N8N) return { note: 'skipped (BENCH_SKIP_REAL_N8N=1)' };
 	const emulator = await latencyEmulator();
-	try {
-		const rig = await startHandBuilt(emulator, log);
-		return { rig, note: 'n8n 2.41.1 on Node 24 (e2e cache), hand-built workflow via its webhook' };
-	} catch (error) {
-		log(
-			`real n8n could not start: ${error instanceof Error ? error.message.split('\n')[0] : error}`,
-		);
-		return { note: 'could not start; see the log' };
+	// One retry: on a shared machine a start-up can lose a race for a port.
+	for (let attempt = 1; ; attempt++) {
+		try {
+			const rig = await startHandBuilt(emulator, log);
+			const version = process.env.N8N_E2E_VERSION ?? '2.41.1';
+			return {
+				rig,
+				note: `n8n ${version} on Node 24 (e2e cache), hand-built workflow via its webhook`,
+			};
+		} catch (error) {
+			const text = error instanceof Error ? error.message : String(error);
+			log(`real n8n could not start (attempt ${attempt}):\n${text.slice(-3000)}`);
+			if (attempt >= 2) return { note: 'could not start; see the log of the run' };
+		}
 	}
 }
 
