@@ -34,6 +34,7 @@ import {
 	type INodeTypes,
 	type IRun,
 	type IRunExecutionData,
+	type ITriggerFunctions,
 	type ITriggerResponse,
 	type IVersionedNodeType,
 	type IWorkflowExecuteAdditionalData,
@@ -71,6 +72,9 @@ export async function useFilesystemBinaryData(dir: string) {
 		},
 	};
 }
+
+/** n8n's done promise for an emit, as `ITriggerFunctions.emit` declares it. */
+type DonePromise = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
 
 /** Type names as n8n registers them for this package. */
 export const PACKAGE = '@render-service/n8n-nodes-render';
@@ -114,6 +118,13 @@ export interface ActiveTrigger {
 	/** Everything the trigger emitted, in order. */
 	emitted: INodeExecutionData[][][];
 	errors: Error[];
+	/**
+	 * Executions started by an emit that asked to be told when they end (n8n's `donePromise`)
+	 * and that `holdExecutions` keeps running. Auto-finished on the next tick otherwise.
+	 */
+	runningExecutions(): number;
+	/** Ends the held executions, successfully or (with an error) as failed/cancelled. */
+	finishExecutions(error?: Error): void;
 	/** Resolves at the next emit (or the next error). */
 	nextEmit(timeoutMs?: number): Promise<INodeExecutionData[][]>;
 	close(): Promise<void>;
@@ -361,7 +372,12 @@ export function createN8nEngine(options: N8nEngineOptions) {
 	/** Activates a trigger node like an active workflow does; emits are collected. */
 	async function activateTrigger(
 		node: INode,
-		opts: { workflowId?: string; mode?: WorkflowExecuteMode } = {},
+		opts: {
+			workflowId?: string;
+			mode?: WorkflowExecuteMode;
+			/** Keep executions "running" until `finishExecutions()` (a crash can hit them). */
+			holdExecutions?: boolean;
+		} = {},
 	): Promise<ActiveTrigger> {
 		const workflow = buildWorkflow([node], {}, opts.workflowId ?? 'wf-trigger');
 		const hooks = new ExecutionLifecycleHooks('trigger', 'trigger', {} as never);
@@ -372,8 +388,26 @@ export function createN8nEngine(options: N8nEngineOptions) {
 			resolve: (d: INodeExecutionData[][]) => void;
 			reject: (e: Error) => void;
 		}> = [];
-		const emit = (data: INodeExecutionData[][]) => {
+		const running: Array<DonePromise> = [];
+		const finish = (done: DonePromise, error?: Error) => {
+			if (error) return done.reject(error);
+			done.resolve({
+				mode: opts.mode ?? 'trigger',
+				startedAt: new Date(),
+				status: 'success',
+				finished: true,
+				data: { resultData: { runData: {} } },
+			} as unknown as IRun);
+		};
+		// Like n8n's ActiveWorkflowManager: the done promise settles when the execution has ended.
+		const emit = (
+			data: INodeExecutionData[][],
+			_responsePromise?: unknown,
+			donePromise?: DonePromise,
+		) => {
 			emitted.push(data);
+			if (donePromise && opts.holdExecutions) running.push(donePromise);
+			else if (donePromise) setImmediate(() => finish(donePromise));
 			const current = waiters;
 			waiters = [];
 			for (const w of current) w.resolve(data);
@@ -401,6 +435,10 @@ export function createN8nEngine(options: N8nEngineOptions) {
 			response,
 			emitted,
 			errors,
+			runningExecutions: () => running.length,
+			finishExecutions(error) {
+				for (const done of running.splice(0)) finish(done, error);
+			},
 			nextEmit(timeoutMs = 15_000) {
 				return new Promise((resolve, reject) => {
 					const timer = setTimeout(

@@ -3,6 +3,7 @@ import {
 	type INodeType,
 	type INodeTypeDescription,
 	type ITriggerFunctions,
+	type IRun,
 	type ITriggerResponse,
 } from 'n8n-workflow';
 
@@ -11,6 +12,13 @@ import { connect } from '../shared/client';
 import { JobLedger } from '../shared/ledger';
 import { longLivedContext } from './long-lived-context';
 import { LedgerWatcher } from './watcher';
+
+/**
+ * How long deactivation waits for executions this trigger started to end. n8n closes triggers
+ * before it waits for running executions on shutdown, and force-exits after its own grace period
+ * (N8N_GRACEFUL_SHUTDOWN_TIMEOUT, 30 s by default); this stays below it.
+ */
+const DRAIN_MS = 25_000;
 
 export class RenderServiceTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -117,7 +125,17 @@ export class RenderServiceTrigger implements INodeType {
 			subscriber: `${workflowId}/${this.getNode().id}`,
 			prepareBinaryData: async (data, fileName, mimeType) =>
 				await this.helpers.prepareBinaryData(data, fileName, mimeType),
-			emit: (item) => this.emit([[item]]),
+			drainMs: DRAIN_MS,
+			emit: (item) => {
+				if (manual) {
+					// A test run needs no done promise: it does not claim the job.
+					this.emit([[item]]);
+					return Promise.resolve();
+				}
+				const ended = this.helpers.createDeferredPromise<IRun>();
+				this.emit([[item]], undefined, ended);
+				return ended.promise;
+			},
 			warn: (message) => this.logger.warn(message),
 		});
 		watcher.start();
