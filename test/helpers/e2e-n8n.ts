@@ -7,6 +7,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+	PACKAGE_NAME,
 	ServerProcess,
 	freePort,
 	makeTempDir,
@@ -17,7 +18,6 @@ import {
 	runProvisionScript,
 	unpackInto,
 } from './e2e-process';
-import { PACKAGE_NAME } from './e2e-node-red';
 
 export interface N8nRuntime {
 	node: string;

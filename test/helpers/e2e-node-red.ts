@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+	PACKAGE_NAME,
 	REPO_ROOT,
 	ServerProcess,
 	freePort,
@@ -17,8 +18,6 @@ import {
 	unpackInto,
 	waitFor,
 } from './e2e-process';
-
-export const PACKAGE_NAME = '@render-service/n8n-nodes-render';
 
 export interface NodeRedRuntime {
 	/** Node binary that runs Node-RED. */

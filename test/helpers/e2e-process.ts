@@ -15,6 +15,8 @@ import { promisify } from 'node:util';
 const execFileAsync = promisify(execFile);
 
 export const REPO_ROOT = join(__dirname, '..', '..');
+/** The npm name of this repository's package, as the engines install it. */
+export const PACKAGE_NAME = '@render-service/n8n-nodes-render';
 const SCRIPTS = join(REPO_ROOT, 'scripts', 'e2e');
 
 /** First-run installs take minutes; give beforeAll this much. */
