@@ -1,6 +1,7 @@
 /**
- * Waiting by polling `GET /jobs/{id}`. Intervals start at 0.5 s and grow to a 5 s ceiling
- * (retry.ts POLL_SCHEDULE); a `Retry-After` on the answer replaces our interval. Transient
+ * Waiting by polling `GET /jobs/{id}`. The first poll is immediate; poll-plan.ts chooses each
+ * next wait: our schedule (0.5 s doubling to a 15 s ceiling), or just after the completion
+ * estimated from the job's progress, never sooner than the answer's `Retry-After`. Transient
  * errors (408, 429, 5xx, network) are retried with jittered backoff or their `Retry-After`,
  * for as long as the overall deadline allows: they never count as a failed job.
  */
@@ -8,7 +9,8 @@ import type { CoreContext } from './context';
 import { isTransientError, retryAfterOf } from './http';
 import { jobCancelled, jobFailed } from './job-outcome';
 import { getJob, isComplete, type PendingSnapshot } from './jobs';
-import { pollDelay, retryDelay } from './retry';
+import { planNextPoll, startPollPlan } from './poll-plan';
+import { retryDelay } from './retry';
 import type { JobSnapshot, JobStatus } from './types';
 import { sleepOrAbort } from './wait-helpers';
 import { progressReporter, type LegOptions, type LegResult } from './wait-types';
@@ -20,7 +22,7 @@ export async function pollJob(
 ): Promise<LegResult> {
 	const report = progressReporter(options.onProgress);
 	let lastStatus: JobStatus = options.lastStatus ?? 'queued';
-	let polls = 0;
+	let plan = startPollPlan();
 	let errors = 0;
 	for (;;) {
 		const remaining = options.deadline - ctx.clock();
@@ -51,7 +53,17 @@ export async function pollJob(
 			progress: pending.progress,
 			via: 'poll',
 		});
-		await sleepUntil(ctx, pollDelay(polls++, pending.retryAfterMs), options, jobId);
+		const next = planNextPoll(plan, {
+			at: ctx.clock(),
+			status: pending.status,
+			progress: pending.progress,
+			retryAfterMs: pending.retryAfterMs,
+		});
+		plan = next.plan;
+		ctx.logger?.debug(
+			`job ${jobId}: ${pending.status}; next poll in ${next.delayMs} ms (${next.reason})`,
+		);
+		await sleepUntil(ctx, next.delayMs, options, jobId);
 	}
 }
 

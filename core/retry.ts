@@ -23,13 +23,16 @@ export const ERROR_BACKOFF: BackoffPolicy = {
 };
 
 /**
- * Polling interval while a job runs: 0.5 s growing by 1.5x to a 5 s ceiling. A job that takes
- * a few seconds is seen within half a second; a long job costs one request per 5 s.
+ * Polling interval while a job runs without telling us when it ends: 0.5 s doubling to a 15 s
+ * ceiling (0, 0.5, 1.5, 3.5, 7.5, 15.5, 30.5, 45.5 s...). A job of a few seconds is seen within
+ * a second or two; a 60 s job costs 9 requests instead of a fixed 2 s poller's 31; a long job
+ * costs one request per 15 s. The price is up to one interval of extra wait on long jobs, which
+ * the completion estimate from progress (poll-plan.ts) removes when the service reports it.
  */
 export const POLL_SCHEDULE: BackoffPolicy = {
 	initialMs: 500,
-	factor: 1.5,
-	maxMs: 5_000,
+	factor: 2,
+	maxMs: 15_000,
 	jitter: 0,
 };
 
@@ -90,10 +93,14 @@ export function retryDelay(
 	return backoffDelay(attempt, policy, random);
 }
 
-/** Next polling interval: the server's hint when given, else our schedule. */
+/**
+ * Polling interval number `pollIndex` of our schedule, never shorter than the server's hint:
+ * `Retry-After` is a floor (the service asks us not to come back sooner), not a replacement
+ * for our schedule, which would otherwise poll a long job every second.
+ */
 export function pollDelay(pollIndex: number, hintMs?: number): number {
-	if (hintMs !== undefined) return clampHint(hintMs);
-	return backoffDelay(pollIndex, POLL_SCHEDULE, () => 0);
+	const ours = backoffDelay(pollIndex, POLL_SCHEDULE, () => 0);
+	return hintMs === undefined ? ours : Math.max(ours, clampHint(hintMs));
 }
 
 /**
