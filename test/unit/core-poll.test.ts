@@ -17,7 +17,7 @@ const done = {
 };
 
 describe('polling', () => {
-	it('starts quick and backs off to the ceiling when the server gives no hint', async () => {
+	it('polls at once, then starts quick and backs off to the ceiling when the server gives no hint', async () => {
 		const transport = fakeTransport();
 		const time = fakeTime();
 		transport.on('GET /jobs/j1', ...Array.from({ length: 8 }, () => queued()), done);
@@ -27,21 +27,57 @@ describe('polling', () => {
 			resultUrl: 'https://cdn.render.test/r/j1.png?sig=abc',
 			via: 'poll',
 		});
-		expect(time.sleeps).toEqual([500, 750, 1125, 1688, 2531, 3797, 5000, 5000]);
+		expect(time.sleeps).toEqual([500, 1000, 2000, 4000, 8000, 15_000, 15_000, 15_000]);
+		expect(transport.requests).toHaveLength(9);
 		expect(transport.requests.every((r) => r.auth && r.url === `${ASYNC}/jobs/j1`)).toBe(true);
 	});
 
-	it("follows the server's Retry-After hint between polls", async () => {
+	it("takes the server's Retry-After as a floor under our schedule, not instead of it", async () => {
+		const transport = fakeTransport();
+		const time = fakeTime();
+		const hinted = (seconds: string) => ({ ...queued(), headers: { 'retry-after': seconds } });
+		transport.on(
+			'GET /jobs/j1',
+			...Array.from({ length: 6 }, () => hinted('1')),
+			hinted('30'),
+			done,
+		);
+		await fakeClient(transport, time).wait('j1', { mode: 'poll' });
+		// A 1 s hint lengthens only the first wait; a 30 s hint is obeyed past our 15 s ceiling.
+		expect(time.sleeps).toEqual([1000, 1000, 2000, 4000, 8000, 15_000, 30_000]);
+	});
+
+	it('polls just after the completion estimated from progress, within the hint', async () => {
+		const transport = fakeTransport();
+		const time = fakeTime();
+		const hinted = (progress: number) => ({
+			...running(progress),
+			headers: { 'retry-after': '1' },
+		});
+		transport.on('GET /jobs/j1', hinted(0), hinted(0.1), done);
+		const outcome = await fakeClient(transport, time).wait('j1', { mode: 'poll' });
+		expect(outcome.kind).toBe('complete');
+		// 10 % in the first second: the end is 9 s after the second poll; wait 9 s + 5 % + 0.25 s.
+		expect(time.sleeps).toEqual([1000, 9700]);
+		expect(transport.requests).toHaveLength(3);
+	});
+
+	it('after a missed estimate, falls back to short waits that grow again', async () => {
 		const transport = fakeTransport();
 		const time = fakeTime();
 		transport.on(
 			'GET /jobs/j1',
-			{ ...queued(), headers: { 'retry-after': '2' } },
-			{ ...running(0.5), headers: { 'retry-after': '4' } },
+			running(0),
+			running(0.1),
+			running(0.1),
+			running(0.1),
+			running(0.1),
 			done,
 		);
 		await fakeClient(transport, time).wait('j1', { mode: 'poll' });
-		expect(time.sleeps).toEqual([2000, 4000]);
+		// 0.5 s at first; 10 % in 0.5 s puts the end 4.5 s ahead (4.975 s with the margin); the
+		// job is not done then, so 0.5 s, 1 s, 2 s.
+		expect(time.sleeps).toEqual([500, 4975, 500, 1000, 2000]);
 	});
 
 	it('retries 408, 429, 5xx and network errors with backoff or Retry-After, never failing the job', async () => {

@@ -25,14 +25,20 @@ describe('backoff schedule', () => {
 		}
 	});
 
-	it('polls quickly at first and backs off to a 5 s ceiling', () => {
+	it('polls quickly at first and doubles to a 15 s ceiling', () => {
 		const schedule = Array.from({ length: 8 }, (_, i) => pollDelay(i));
-		expect(schedule).toEqual([500, 750, 1125, 1688, 2531, 3797, 5000, 5000]);
+		expect(schedule).toEqual([500, 1000, 2000, 4000, 8000, 15_000, 15_000, 15_000]);
 	});
 
-	it("uses the server's polling hint instead, within sane bounds", () => {
-		expect(pollDelay(0, 2000)).toBe(2000);
-		expect(pollDelay(5, 0)).toBe(250);
+	it("treats the server's polling hint as a floor, not a replacement", () => {
+		// A 1 s hint lengthens only the waits shorter than it...
+		expect(Array.from({ length: 7 }, (_, i) => pollDelay(i, 1000))).toEqual([
+			1000, 1000, 2000, 4000, 8000, 15_000, 15_000,
+		]);
+		// ...and a long one is obeyed even past our ceiling, up to the one-minute cap.
+		expect(pollDelay(0, 20_000)).toBe(20_000);
+		expect(pollDelay(5, 0)).toBe(15_000);
+		expect(pollDelay(0, 0)).toBe(500);
 		expect(pollDelay(0, 3_600_000)).toBe(MAX_RETRY_AFTER_MS);
 		expect(clampHint(10)).toBe(250);
 	});
