@@ -24,6 +24,7 @@ import { TransportError, type SseConnection, type SseItem, type SseMessage } fro
 import type { JobStatus } from './types';
 import { sleepOrAbort } from './wait-helpers';
 import { progressReporter, type LegOptions, type LegResult } from './wait-types';
+import { CANCELLED_EVENTS, COMPLETE_EVENTS, FAILED_EVENTS } from './sse-event-names';
 
 /** Thrown to tell wait.ts that SSE cannot be used and polling should take over. */
 export class SseUnavailable extends Error {
@@ -248,18 +249,6 @@ async function withinLimit<T>(
 		timer.dispose();
 	}
 }
-
-const COMPLETE_EVENTS = new Set([
-	'complete',
-	'completed',
-	'succeeded',
-	'success',
-	'done',
-	'result',
-	'finished',
-]);
-const FAILED_EVENTS = new Set(['failed', 'failure', 'error', 'errored']);
-const CANCELLED_EVENTS = new Set(['cancelled', 'canceled', 'aborted']);
 
 async function handleEvent(
 	ctx: CoreContext,

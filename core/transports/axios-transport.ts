@@ -16,6 +16,7 @@ import {
 	type Transport,
 	type TransportRequest,
 } from '../transport';
+import { ALL_JOB_EVENTS } from '../sse-event-names';
 import { ItemQueue } from './item-queue';
 
 export interface AxiosTransportOptions {
@@ -28,29 +29,12 @@ export interface AxiosTransportOptions {
 	userAgent?: string;
 }
 
-/** Event names we listen for: EventSource only delivers names someone listens to. */
-const EVENT_NAMES = [
-	'message',
-	'status',
-	'progress',
-	'update',
-	'queued',
-	'running',
-	'complete',
-	'completed',
-	'succeeded',
-	'success',
-	'done',
-	'result',
-	'finished',
-	'failed',
-	'failure',
-	'cancelled',
-	'canceled',
-	'job',
-	'ping',
-	'heartbeat',
-];
+/**
+ * Event names we listen for: EventSource delivers only the names someone listens to. 'error'
+ * is EventSource's own connection-error event, so a job event of that name cannot be told
+ * apart here; the job's `failed` status (or polling) still ends the wait.
+ */
+const EVENT_NAMES = ALL_JOB_EVENTS.filter((name) => name !== 'error');
 
 const NOT_SENT_CODES = new Set([
 	'ECONNREFUSED',
