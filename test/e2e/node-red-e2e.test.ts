@@ -4,7 +4,7 @@
  * the emulator serves. Node-RED 5 runs on Node 24 (both provisioned into the e2e cache);
  * Node-RED 4, the devDependency, runs on the Node that runs jest.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createEmulator, type RunningEmulator } from '../../emulator';
 import {
@@ -40,24 +40,18 @@ afterAll(async () => {
 	await removeDir(workDir);
 });
 
-const EXAMPLE = join(
-	__dirname,
-	'..',
-	'..',
-	'examples',
-	'node-red',
-	'02 Generate an image to a file.json',
-);
+const EXAMPLES = join(__dirname, '..', '..', 'examples', 'node-red');
 
 /**
- * The shipped example flow with the edits its comment asks a user to make: the config node's
- * address and key (this emulator's), and where the file goes (a temp folder). The nodes are
- * put on a tab, as importing into the editor does.
+ * A shipped example flow with the edits its comment asks a user to make: the config node's
+ * address and key (this emulator's), and where files go (a temp path). The nodes are put on a
+ * tab, as importing into the editor does.
  */
 async function exampleFlow(
-	pngPath: string,
+	name: string,
+	outputPath: string,
 ): Promise<{ flow: FlowNode[]; injectId: string; prompt: unknown }> {
-	const nodes = JSON.parse(await readFile(EXAMPLE, 'utf8')) as FlowNode[];
+	const nodes = JSON.parse(await readFile(join(EXAMPLES, name), 'utf8')) as FlowNode[];
 	const flow: FlowNode[] = [{ id: 'e2e-tab', type: 'tab', label: 'Render e2e' }];
 	for (const node of nodes) {
 		if (node.type === 'render-service-config') {
@@ -65,13 +59,15 @@ async function exampleFlow(
 			const credentials = { apiKey: emulator.apiKey };
 			flow.push({ ...node, baseUrl: emulator.baseUrl, asyncUrl: emulator.asyncUrl, credentials });
 		} else if (node.type === 'file') {
-			flow.push({ ...node, z: 'e2e-tab', filename: pngPath });
+			flow.push({ ...node, z: 'e2e-tab', filename: outputPath });
+		} else if (node.type === 'render-job' && node.outputFile) {
+			flow.push({ ...node, z: 'e2e-tab', outputFile: outputPath });
 		} else {
 			flow.push({ ...node, z: 'e2e-tab' });
 		}
 	}
 	const inject = flow.find((node) => node.type === 'inject');
-	if (!inject) throw new Error(`${EXAMPLE} has no inject node`);
+	if (!inject) throw new Error(`${name} has no inject node`);
 	return { flow, injectId: inject.id, prompt: inject.payload };
 }
 
@@ -93,7 +89,10 @@ async function generatesThePng(
 		);
 		const jobsBefore = emulator.jobs().length;
 		const pngPath = join(workDir, `node-red-${major}`, 'lighthouse.png');
-		const { flow, injectId, prompt } = await exampleFlow(pngPath);
+		const { flow, injectId, prompt } = await exampleFlow(
+			'02 Generate an image to a file.json',
+			pngPath,
+		);
 		await nodeRed.deploy(flow);
 		await nodeRed.inject(injectId);
 
@@ -139,4 +138,69 @@ describe('real Node-RED runs the example flow inject -> render-generate -> file'
 	it('Node-RED 4 on the Node running the tests writes the same PNG', async () => {
 		await generatesThePng(async () => nodeRed4(), '4');
 	});
+
+	it(
+		'Node-RED 5: render-job resumes a pending job after a restart and writes its file once',
+		async () => {
+			const nodeRed = await startNodeRed(await provisionNodeRed5(), {
+				packageTarball: tarball,
+				persistentContext: true,
+			});
+			try {
+				// Long enough that the job is still running when Node-RED stops.
+				emulator.setTiming({ runMs: 8000 });
+				const before = emulator.jobs().length;
+				const outDir = join(workDir, 'collected') + '/';
+				const { flow, injectId } = await exampleFlow('03 Submit now, collect later.json', outDir);
+				const jobNode = flow.find((node) => node.type === 'render-job')!;
+				await nodeRed.deploy(flow);
+				await nodeRed.inject(injectId);
+				const job = await waitFor(
+					async () => emulator.jobs().slice(before)[0],
+					30_000,
+					'the submitted job',
+				);
+				await waitFor(
+					async () => (await nodeRed.nodeContext(jobNode.id)).includes(job.id) || undefined,
+					30_000,
+					`render-job to record ${job.id} in its context`,
+				);
+
+				// The proof needs the job unfinished and nothing written when the process stops.
+				expect(emulator.jobs().find((j) => j.id === job.id)?.status).not.toBe('complete');
+				expect(await readdir(outDir).catch(() => [])).toEqual([]);
+				await nodeRed.restart();
+
+				const expected = await waitFor(
+					async () => emulator.expectedResult(job.id),
+					60_000,
+					'the job to complete',
+				);
+				const written = await waitFor(
+					async () => {
+						const names = await readdir(outDir).catch(() => []);
+						return names.length > 0 ? names : undefined;
+					},
+					60_000,
+					'render-job to write the file after the restart',
+				).catch((error: Error) => {
+					throw new Error(`${error.message}\n${nodeRed.logs()}`);
+				});
+				expect(
+					emulator
+						.jobs()
+						.slice(before)
+						.map((j) => j.id),
+				).toEqual([job.id]);
+				expect(written).toEqual([expect.stringContaining(job.id)]);
+				const bytes = await readFile(join(outDir, written[0]!));
+				expect(bytes.equals(expected.data)).toBe(true);
+				expect(nodeRed.logs()).toContain('Stopped flows');
+			} finally {
+				emulator.setTiming({ runMs: 1500 });
+				await nodeRed.stop();
+			}
+		},
+		PROVISION_TIMEOUT_MS,
+	);
 });

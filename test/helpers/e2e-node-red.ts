@@ -47,103 +47,134 @@ export function nodeRed4(): NodeRedRuntime {
 /** A node of a flow as the admin API takes it; `credentials` is written encrypted by Node-RED. */
 export type FlowNode = { id: string; type: string } & Record<string, unknown>;
 
-export interface NodeRedInstance {
-	url: string;
-	userDir: string;
-	/** Node-RED's own version, from GET /settings. */
-	version: string;
-	/** Replaces all flows (a full deploy) through the admin API. */
-	deploy(flows: FlowNode[]): Promise<void>;
-	/** Clicks an inject node's button (the editor's POST /inject/:id). */
-	inject(nodeId: string): Promise<void>;
-	/** Node types the runtime has registered, from GET /nodes. */
-	nodeTypes(): Promise<string[]>;
-	logs(): string;
-	/** Stops the process group and removes the user directory. */
-	stop(): Promise<void>;
+export interface NodeRedOptions {
+	/** Our packed package, installed into the user directory. */
+	packageTarball?: string;
+	/** A file-backed default context store, so node context survives a restart. */
+	persistentContext?: boolean;
 }
 
-export async function startNodeRed(
-	runtime: NodeRedRuntime,
-	options: { packageTarball?: string } = {},
-): Promise<NodeRedInstance> {
-	const userDir = await makeTempDir('node-red');
-	let server: ServerProcess | undefined;
-	try {
-		const port = await freePort();
-		await prepareUserDir(userDir, port, options.packageTarball);
-		server = ServerProcess.start(
+/** One Node-RED installation (user directory, port) whose process can be restarted. */
+export class NodeRedInstance {
+	private server: ServerProcess | undefined;
+	private previousLogs = '';
+	/** Node-RED's own version, from GET /settings. */
+	version = '';
+
+	private constructor(
+		private readonly runtime: NodeRedRuntime,
+		readonly userDir: string,
+		private readonly port: number,
+	) {}
+
+	get url(): string {
+		return `http://127.0.0.1:${this.port}`;
+	}
+
+	static async start(
+		runtime: NodeRedRuntime,
+		options: NodeRedOptions = {},
+	): Promise<NodeRedInstance> {
+		const userDir = await makeTempDir('node-red');
+		const instance = new NodeRedInstance(runtime, userDir, await freePort());
+		try {
+			await prepareUserDir(userDir, instance.port, options);
+			await instance.launch();
+			return instance;
+		} catch (error) {
+			await instance.stop();
+			throw error;
+		}
+	}
+
+	private async launch(): Promise<void> {
+		const { runtime, userDir } = this;
+		this.server = ServerProcess.start(
 			runtime.node,
 			[runtime.redJs, '--userDir', userDir, '--settings', join(userDir, 'settings.js')],
-			{
-				env: { ...process.env, ...nodeEnv(runtime.nodeDir), NODE_RED_ENABLE_PROJECTS: '' },
-				cwd: userDir,
-			},
+			{ env: { ...process.env, ...nodeEnv(runtime.nodeDir) }, cwd: userDir },
 		);
-		const url = `http://127.0.0.1:${port}`;
 		// The admin API answers /settings only once the runtime has started.
-		await server.waitUntil(
-			async () => (await fetch(`${url}/settings`)).ok,
+		await this.server.waitUntil(
+			async () => (await fetch(`${this.url}/settings`)).ok,
 			120_000,
 			'Node-RED start',
 		);
-		const settings = (await (await fetch(`${url}/settings`)).json()) as { version: string };
-		return makeInstance(server, url, userDir, settings.version);
-	} catch (error) {
-		await server?.stop();
-		await removeDir(userDir);
-		throw error;
+		const settings = (await (await fetch(`${this.url}/settings`)).json()) as { version: string };
+		this.version = settings.version;
+	}
+
+	/** Stops the process (SIGTERM: flows close, context stores flush) and starts it again. */
+	async restart(): Promise<void> {
+		await this.server?.stop();
+		this.previousLogs += this.server?.logs() ?? '';
+		await this.launch();
+	}
+
+	logs(): string {
+		return this.previousLogs + (this.server?.logs() ?? '');
+	}
+
+	/** Replaces all flows (a full deploy) through the admin API. */
+	async deploy(flows: FlowNode[]): Promise<void> {
+		const response = await fetch(`${this.url}/flows`, {
+			method: 'POST',
+			headers: {
+				'Content-Type': 'application/json',
+				'Node-RED-API-Version': 'v2',
+				'Node-RED-Deployment-Type': 'full',
+			},
+			body: JSON.stringify({ flows }),
+		});
+		if (!response.ok) {
+			throw new Error(`deploy failed: ${response.status} ${await response.text()}\n${this.logs()}`);
+		}
+	}
+
+	/** Clicks an inject node's button (the editor's POST /inject/:id). */
+	async inject(nodeId: string): Promise<void> {
+		// A deploy answers before the new flows have started: 404 until the node exists.
+		await waitFor(
+			async () => (await fetch(`${this.url}/inject/${nodeId}`, { method: 'POST' })).ok || undefined,
+			30_000,
+			`inject node ${nodeId} to accept a click`,
+		);
+	}
+
+	/** A node's context as the editor's Context sidebar reads it (raw JSON text). */
+	async nodeContext(nodeId: string): Promise<string> {
+		const response = await fetch(`${this.url}/context/node/${nodeId}`);
+		return await response.text();
+	}
+
+	/** Node types the runtime has registered, from GET /nodes. */
+	async nodeTypes(): Promise<string[]> {
+		const response = await fetch(`${this.url}/nodes`, { headers: { Accept: 'application/json' } });
+		const sets = (await response.json()) as Array<{ types: string[]; enabled: boolean }>;
+		return sets.filter((set) => set.enabled).flatMap((set) => set.types);
+	}
+
+	/** Stops the process group and removes the user directory. */
+	async stop(): Promise<void> {
+		await this.server?.stop();
+		await removeDir(this.userDir);
 	}
 }
 
-function makeInstance(
-	server: ServerProcess,
-	url: string,
-	userDir: string,
-	version: string,
-): NodeRedInstance {
-	return {
-		url,
-		userDir,
-		version,
-		logs: () => server.logs(),
-		async deploy(flows) {
-			const response = await fetch(`${url}/flows`, {
-				method: 'POST',
-				headers: {
-					'Content-Type': 'application/json',
-					'Node-RED-API-Version': 'v2',
-					'Node-RED-Deployment-Type': 'full',
-				},
-				body: JSON.stringify({ flows }),
-			});
-			if (!response.ok) {
-				throw new Error(
-					`deploy failed: ${response.status} ${await response.text()}\n${server.logs()}`,
-				);
-			}
-		},
-		async inject(nodeId) {
-			// A deploy answers before the new flows have started: 404 until the node exists.
-			await waitFor(
-				async () => (await fetch(`${url}/inject/${nodeId}`, { method: 'POST' })).ok || undefined,
-				30_000,
-				`inject node ${nodeId} to accept a click`,
-			);
-		},
-		async nodeTypes() {
-			const response = await fetch(`${url}/nodes`, { headers: { Accept: 'application/json' } });
-			const sets = (await response.json()) as Array<{ types: string[]; enabled: boolean }>;
-			return sets.filter((set) => set.enabled).flatMap((set) => set.types);
-		},
-		async stop() {
-			await server.stop();
-			await removeDir(userDir);
-		},
-	};
+/** Starts Node-RED with a fresh user directory and a free port. */
+export async function startNodeRed(
+	runtime: NodeRedRuntime,
+	options: NodeRedOptions = {},
+): Promise<NodeRedInstance> {
+	return await NodeRedInstance.start(runtime, options);
 }
 
-async function prepareUserDir(userDir: string, port: number, tarball?: string): Promise<void> {
+async function prepareUserDir(
+	userDir: string,
+	port: number,
+	options: NodeRedOptions,
+): Promise<void> {
+	const tarball = options.packageTarball;
 	const dependencies: Record<string, string> = {};
 	if (tarball) {
 		// What `npm install <tarball>` does for a package without dependencies, offline and fast.
@@ -154,11 +185,11 @@ async function prepareUserDir(userDir: string, port: number, tarball?: string): 
 		join(userDir, 'package.json'),
 		JSON.stringify({ name: 'node-red-e2e-user-dir', private: true, dependencies }, null, 2),
 	);
-	await writeFile(join(userDir, 'settings.js'), settingsFile(port));
+	await writeFile(join(userDir, 'settings.js'), settingsFile(port, options.persistentContext));
 }
 
-function settingsFile(port: number): string {
-	const settings = {
+function settingsFile(port: number, persistentContext = false): string {
+	const settings: Record<string, unknown> = {
 		uiHost: '127.0.0.1',
 		uiPort: port,
 		httpAdminRoot: '/',
@@ -172,5 +203,11 @@ function settingsFile(port: number): string {
 		editorTheme: { tours: false, palette: { catalogues: [] } },
 		logging: { console: { level: 'info', metrics: false, audit: false } },
 	};
+	if (persistentContext) {
+		// Flushed every second and on close, so a restart finds what the nodes stored.
+		settings.contextStorage = {
+			default: { module: 'localfilesystem', config: { flushInterval: 1 } },
+		};
+	}
 	return `module.exports = ${JSON.stringify(settings, null, '\t')};\n`;
 }
