@@ -40,7 +40,7 @@ export class RenderServiceTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Fires once for every job that a Generate Media node submitted in "Submit Only" mode in any workflow of this n8n instance, with a credential of the same Async URL. Jobs still running when n8n stops fire after it starts again.',
+					'Fires once for every job that a Generate Media node submitted in "Submit Only" mode in any workflow of this n8n instance, with a credential of the same Async URL. Jobs still running when n8n stops fire after it starts again. If n8n crashes while a workflow this trigger started is running, that job fires again after the restart (marked redelivered).',
 				name: 'notice',
 				type: 'notice',
 				default: '',
