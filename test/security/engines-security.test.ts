@@ -53,6 +53,7 @@ beforeAll(async () => {
 		apiKeys: [SECRET_KEY],
 		queueMs: 20,
 		runMs: 60,
+		retryAfterSeconds: 0,
 		resultPadBytes: PAD_BYTES,
 	});
 });
