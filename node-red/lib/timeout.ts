@@ -27,7 +27,7 @@ export function timedOutResult(
 ): WorkResult {
 	const { jobId } = outcome;
 	if (wait.onTimeout === 'cancel') {
-		const seconds = Math.round(wait.timeoutMs / 1000);
+		const seconds = timeoutSeconds(wait.timeoutMs);
 		const key = outcome.cancelled ? 'cancelledAfterTimeout' : 'notCancelledAfterTimeout';
 		throw new TimeoutError(t(`${prefix}.errors.${key}`, { jobId, seconds }), { jobId });
 	}
@@ -42,4 +42,9 @@ export function timedOutResult(
 		waitedMs: outcome.waitedMs,
 	};
 	return { out: msg, statusText: t(`${prefix}.status.timedOut`) };
+}
+
+/** Whole seconds, but keep a decimal for short timeouts so "0.5 s" never reads as "0 s". */
+function timeoutSeconds(ms: number): number {
+	return ms < 10_000 ? Math.round(ms / 100) / 10 : Math.round(ms / 1000);
 }
