@@ -10,15 +10,21 @@ import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../emulator/types';
 import { N8nInstance, provisionN8n } from '../test/helpers/e2e-n8n';
 import { JOB_REQUEST, jobView, untilJobCount } from './lib/emulators';
+import { sleep } from './lib/stats';
 import type { LatencyMethod } from './latency';
+import type { Waiter } from './requests';
 
-const WORKFLOW_ID = 'benchHandBuiltPoll';
-const WEBHOOK_PATH = 'bench-hand-built-poll';
+/** One workflow per emulator it serves: workflow ID and webhook path carry the key. */
+const workflowId = (key: string) => `benchHandBuilt${key}`;
+const webhookPath = (key: string) => `bench-hand-built-${key.toLowerCase()}`;
 
 export interface HandBuiltRig {
+	/** Latency samples, on `latencyEmulator` (the workflow points at it). */
 	method: LatencyMethod;
-	/** The emulator the workflow points at: sample on this one. */
-	emulator: RunningEmulator;
+	latencyEmulator: RunningEmulator;
+	/** Requests per 60 s job, on `requestsEmulator`. */
+	waiter: Waiter;
+	requestsEmulator: RunningEmulator;
 	dispose(): Promise<void>;
 }
 
@@ -29,7 +35,7 @@ function auth(apiKey: string) {
 	};
 }
 
-function workflow(emulator: RunningEmulator, sinkUrl: string): object {
+function workflow(key: string, emulator: RunningEmulator, sinkUrl: string): object {
 	const http = (name: string, x: number, parameters: Record<string, unknown>, y = 0) => ({
 		id: `${name.replace(/\W/g, '')}-id`,
 		name,
@@ -45,10 +51,10 @@ function workflow(emulator: RunningEmulator, sinkUrl: string): object {
 			type: 'n8n-nodes-base.webhook',
 			typeVersion: 2,
 			position: [0, 0],
-			webhookId: '5b0c3f0e-bench-4c1e-9d55-handbuiltpoll',
+			webhookId: `bench-webhook-${key}`,
 			parameters: {
 				httpMethod: 'POST',
-				path: WEBHOOK_PATH,
+				path: webhookPath(key),
 				responseMode: 'onReceived',
 				options: {},
 			},
@@ -68,7 +74,7 @@ function workflow(emulator: RunningEmulator, sinkUrl: string): object {
 			type: 'n8n-nodes-base.wait',
 			typeVersion: 1.1,
 			position: [400, 0],
-			webhookId: '7a1d2e3f-bench-4a5b-8c9d-handbuiltwait',
+			webhookId: `bench-wait-${key}`,
 			parameters: { resume: 'timeInterval', amount: 5, unit: 'seconds' },
 		},
 		http('Get Job', 600, {
@@ -119,8 +125,8 @@ function workflow(emulator: RunningEmulator, sinkUrl: string): object {
 	];
 	const to = (node: string) => [{ node, type: 'main', index: 0 }];
 	return {
-		id: WORKFLOW_ID,
-		name: 'Bench: hand-built polling loop',
+		id: workflowId(key),
+		name: `Bench: hand-built polling loop (${key})`,
 		active: false,
 		nodes,
 		connections: {
@@ -134,14 +140,15 @@ function workflow(emulator: RunningEmulator, sinkUrl: string): object {
 	};
 }
 
-/** Records when the workflow's Output node delivers each job ID. */
-async function startSink(): Promise<{
+interface Sink {
 	url: string;
 	arrivals: Map<string, number>;
 	server: Server;
-}> {
+}
+
+/** Records when the workflows' Output node delivers each job ID. */
+async function startSink(): Promise<Sink> {
 	const arrivals = new Map<string, number>();
-	const waiters = new Map<string, () => void>();
 	const server = createServer((req, res) => {
 		const at = Date.now();
 		let body = '';
@@ -150,7 +157,6 @@ async function startSink(): Promise<{
 			try {
 				const id = String((JSON.parse(body) as { id?: unknown }).id);
 				arrivals.set(id, at);
-				waiters.get(id)?.();
 			} catch {
 				// ignore malformed posts
 			}
@@ -173,7 +179,7 @@ async function webhookReady(url: string, instance: N8nInstance): Promise<void> {
 		if (Date.now() > deadline) {
 			throw new Error(`the hand-built workflow never became active\n${await instance.logs()}`);
 		}
-		await new Promise((resolve) => setTimeout(resolve, 250));
+		await sleep(250);
 	}
 }
 
@@ -185,51 +191,83 @@ export async function disposeAllHandBuilt(): Promise<void> {
 	live.clear();
 }
 
-/** Starts real n8n with the hand-built workflow active; `method` samples it. */
+/** Waits until the sink has received `jobId`, or throws after two minutes. */
+async function outputOf(sink: Sink, jobId: string): Promise<number> {
+	const deadline = Date.now() + 120_000;
+	while (!sink.arrivals.has(jobId)) {
+		if (Date.now() > deadline) throw new Error(`real n8n never output job ${jobId}`);
+		await sleep(20);
+	}
+	return sink.arrivals.get(jobId) as number;
+}
+
+async function trigger(url: string): Promise<void> {
+	const res = await fetch(url, { method: 'POST', body: '{}' });
+	if (!res.ok) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+}
+
+/**
+ * Starts real n8n with one hand-built workflow active per emulator: one for latency samples,
+ * one for the 60 s jobs of the request count.
+ */
 export async function startHandBuilt(
-	emulator: RunningEmulator,
+	emulators: { latency: RunningEmulator; requests: RunningEmulator },
 	log: (line: string) => void,
 ): Promise<HandBuiltRig> {
 	const sink = await startSink();
 	const runtime = await provisionN8n();
 	const instance = await N8nInstance.create(runtime);
 	live.add(instance);
+	const hook = (key: string) => `${instance.url}/webhook/${webhookPath(key)}`;
 	try {
-		log('real n8n: importing and publishing the hand-built workflow');
-		await instance.importWorkflows([workflow(emulator, sink.url)]);
-		await instance.publishWorkflow(WORKFLOW_ID);
+		log('real n8n: importing and publishing the hand-built workflows');
+		await instance.importWorkflows([
+			workflow('Latency', emulators.latency, sink.url),
+			workflow('Requests', emulators.requests, sink.url),
+		]);
+		await instance.publishWorkflow(workflowId('Latency'));
+		await instance.publishWorkflow(workflowId('Requests'));
 		log('real n8n: starting');
 		await instance.start();
-		await webhookReady(`${instance.url}/webhook/${WEBHOOK_PATH}`, instance);
+		await webhookReady(hook('Latency'), instance);
+		await webhookReady(hook('Requests'), instance);
 	} catch (error) {
 		live.delete(instance);
 		await instance.dispose();
 		sink.server.close();
 		throw error;
 	}
-	const webhook = `${instance.url}/webhook/${WEBHOOK_PATH}`;
 	const method: LatencyMethod = {
 		id: 'n8n-hand-built',
 		label: 'Real n8n: HTTP Request + Wait 5 s + IF loop',
 		async sample({ emulator: em, gate, queueMs, jobNumber }) {
 			const jobId = await gate.hold(async () => {
 				em.setTiming({ queueMs });
-				const res = await fetch(webhook, { method: 'POST', body: '{}' });
-				if (!res.ok) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+				await trigger(hook('Latency'));
 				await untilJobCount(em, jobNumber, 30_000);
 				return em.jobs()[jobNumber - 1]?.id as string;
 			});
-			const deadline = Date.now() + 120_000;
-			while (!sink.arrivals.has(jobId)) {
-				if (Date.now() > deadline) throw new Error(`real n8n never output job ${jobId}`);
-				await new Promise((resolve) => setTimeout(resolve, 20));
-			}
-			return (sink.arrivals.get(jobId) as number) - (jobView(em, jobId).completedAt as number);
+			const out = await outputOf(sink, jobId);
+			return out - (jobView(em, jobId).completedAt as number);
+		},
+	};
+	let triggered = 0;
+	const waiter: Waiter = {
+		id: 'n8n-hand-built',
+		label: 'Real n8n: HTTP Request + Wait 5 s + IF loop',
+		async waitOne(em) {
+			const number = ++triggered;
+			await trigger(hook('Requests'));
+			await untilJobCount(em, number, 30_000);
+			// Concurrent triggers may create their jobs in any order: wait for all so far.
+			await Promise.all(em.jobs().map((job) => outputOf(sink, job.id)));
 		},
 	};
 	return {
 		method,
-		emulator,
+		latencyEmulator: emulators.latency,
+		waiter,
+		requestsEmulator: emulators.requests,
 		async dispose() {
 			live.delete(instance);
 			await instance.dispose();

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 
 import type { RunningEmulator } from '../emulator/types';
 import { startEmulator } from './lib/emulators';
-import type { MemoryChildInput, MemoryChildOutput } from './memory-child';
+import type { EmulatorAddress, MemoryChildInput, MemoryChildOutput } from './memory-child';
 
 const execFileAsync = promisify(execFile);
 
@@ -21,14 +21,28 @@ export interface MemoryResult extends MemoryChildOutput {
 	id: string;
 	label: string;
 	resultBytes: number;
+	/** 1-based run number when a path is measured more than once. */
+	run?: number;
 }
 
-export async function memoryEmulator(): Promise<RunningEmulator> {
-	return startEmulator({ queueMs: 50, runMs: 200, resultPadBytes: RESULT_BYTES });
+export interface MemoryEmulators {
+	large: RunningEmulator;
+	small: RunningEmulator;
+}
+
+export async function memoryEmulators(): Promise<MemoryEmulators> {
+	return {
+		large: await startEmulator({ queueMs: 50, runMs: 200, resultPadBytes: RESULT_BYTES }),
+		small: await startEmulator({ queueMs: 50, runMs: 200 }),
+	};
+}
+
+function address(emulator: RunningEmulator): EmulatorAddress {
+	return { baseUrl: emulator.baseUrl, asyncUrl: emulator.asyncUrl, apiKey: emulator.apiKey };
 }
 
 export async function measureMemory(
-	emulator: RunningEmulator,
+	emulators: MemoryEmulators,
 	variant: 'core' | 'n8n',
 	childScript: string,
 ): Promise<MemoryResult> {
@@ -36,9 +50,8 @@ export async function measureMemory(
 	try {
 		const input: MemoryChildInput = {
 			variant,
-			baseUrl: emulator.baseUrl,
-			asyncUrl: emulator.asyncUrl,
-			apiKey: emulator.apiKey,
+			large: address(emulators.large),
+			small: address(emulators.small),
 			dir,
 		};
 		const { stdout } = await execFileAsync(process.execPath, ['--expose-gc', childScript], {

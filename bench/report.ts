@@ -48,7 +48,12 @@ Run ${r.startedAt} in ${(r.durationMs / 1000).toFixed(0)} s on Node ${env.node},
 
 ${table(
 	['Figure', 'Value', 'Target', 'Verdict'],
-	r.figures.map((f) => [f.label, formatValue(f.value, f.unit), f.targetText, verdict(f)]),
+	r.figures.map((f) => [
+		f.label,
+		`${formatValue(f.value, f.unit)}${f.note ? ` (${f.note})` : ''}`,
+		f.targetText,
+		verdict(f),
+	]),
 )}
 
 ## Completion-to-output latency (ms)
@@ -87,9 +92,10 @@ ${table(
 ## Memory (one ${mb(r.memory[0]?.resultBytes ?? 0)} MB result)
 
 ${table(
-	['Path', 'baseline RSS (MB)', 'peak RSS (MB)', 'growth (MB)', 'stored'],
+	['Path', 'run', 'baseline RSS (MB)', 'peak RSS (MB)', 'growth (MB)', 'stored'],
 	r.memory.map((m) => [
 		m.label,
+		m.run ?? 1,
 		mb(m.baselineRssBytes),
 		mb(m.peakRssBytes),
 		mb(m.growthBytes),

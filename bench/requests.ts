@@ -20,7 +20,7 @@ export interface RequestCount {
 	eventRequests: number;
 }
 
-interface Waiter {
+export interface Waiter {
 	id: string;
 	label: string;
 	waitOne(emulator: RunningEmulator): Promise<void>;
@@ -56,8 +56,17 @@ export const WAITERS: Waiter[] = [
 	fixedWaiter(5_000),
 ];
 
-export async function countRequests(waiter: Waiter, jobs: number): Promise<RequestCount> {
-	const emulator = await startEmulator({ concurrency: jobs, runMs: LONG_JOB_MS });
+/** An emulator for the request count: 60 s jobs, a worker for each. */
+export function requestsEmulator(jobs: number): Promise<RunningEmulator> {
+	return startEmulator({ concurrency: jobs, runMs: LONG_JOB_MS });
+}
+
+export async function countRequests(
+	waiter: Waiter,
+	jobs: number,
+	emulator?: RunningEmulator,
+): Promise<RequestCount> {
+	emulator ??= await requestsEmulator(jobs);
 	// The catalogue is fetched once for validation; it is not part of waiting.
 	await Promise.all(Array.from({ length: jobs }, () => waiter.waitOne(emulator)));
 	const { requests } = emulator.counters();
