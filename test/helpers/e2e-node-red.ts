@@ -134,11 +134,19 @@ export class NodeRedInstance {
 	/** Clicks an inject node's button (the editor's POST /inject/:id). */
 	async inject(nodeId: string): Promise<void> {
 		// A deploy answers before the new flows have started: 404 until the node exists.
+		let last = 'no answer';
 		await waitFor(
-			async () => (await fetch(`${this.url}/inject/${nodeId}`, { method: 'POST' })).ok || undefined,
+			async () => {
+				const response = await fetch(`${this.url}/inject/${nodeId}`, { method: 'POST' });
+				last = `HTTP ${response.status}`;
+				return response.ok || undefined;
+			},
 			30_000,
 			`inject node ${nodeId} to accept a click`,
-		);
+		).catch((error: Error) => {
+			const state = this.server?.running ? 'running' : 'exited';
+			throw new Error(`${error.message} (last: ${last}, Node-RED ${state})\n${this.logs()}`);
+		});
 	}
 
 	/** A node's context as the editor's Context sidebar reads it (raw JSON text). */

@@ -6,7 +6,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,7 +94,35 @@ export async function packPackage(into: string): Promise<string> {
 	});
 	const tarball = (await readdir(into)).find((name) => name.endsWith('.tgz'));
 	if (!tarball) throw new Error(`npm pack wrote no tarball into ${into}`);
+	await expectEntryPoints(join(into, tarball));
 	return join(into, tarball);
+}
+
+/**
+ * Every file the engines load (package.json's `n8n` and `node-red` blocks, Node-RED's editor
+ * HTML beside each node) must be in the tarball. A missing one means dist/ was packed while a
+ * build was rewriting it; say so instead of letting an engine fail obscurely.
+ */
+async function expectEntryPoints(tarball: string): Promise<void> {
+	const manifest = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+		n8n?: { nodes?: string[]; credentials?: string[] };
+		'node-red'?: { nodes?: Record<string, string> };
+	};
+	const nodeRed = Object.values(manifest['node-red']?.nodes ?? {});
+	const wanted = [
+		...(manifest.n8n?.nodes ?? []),
+		...(manifest.n8n?.credentials ?? []),
+		...nodeRed,
+		...nodeRed.map((file) => file.replace(/\.js$/, '.html')),
+	];
+	const { stdout } = await execFileAsync('tar', ['-tzf', tarball], { maxBuffer: 16 * 1024 * 1024 });
+	const packed = new Set(stdout.split('\n').map((line) => line.replace(/^package\//, '')));
+	const missing = wanted.filter((file) => !packed.has(file));
+	if (missing.length > 0) {
+		throw new Error(
+			`the packed package lacks ${missing.join(', ')}: run \`npm run build\` (and let it finish)`,
+		);
+	}
 }
 
 /** Unpacks a package tarball as <nodeModules>/<name>, like `npm install` of a dependency-free package. */
