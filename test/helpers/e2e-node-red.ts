@@ -155,11 +155,18 @@ export class NodeRedInstance {
 		return await response.text();
 	}
 
-	/** Node types the runtime has registered, from GET /nodes. */
+	/**
+	 * Node types whose code loaded, from GET /nodes. Node-RED lists a set's types from its HTML
+	 * even when the JS failed to load; such a set carries `err` and is left out here.
+	 */
 	async nodeTypes(): Promise<string[]> {
 		const response = await fetch(`${this.url}/nodes`, { headers: { Accept: 'application/json' } });
-		const sets = (await response.json()) as Array<{ types: string[]; enabled: boolean }>;
-		return sets.filter((set) => set.enabled).flatMap((set) => set.types);
+		const sets = (await response.json()) as Array<{
+			types: string[];
+			enabled: boolean;
+			err?: unknown;
+		}>;
+		return sets.filter((set) => set.enabled && !set.err).flatMap((set) => set.types);
 	}
 
 	/** Stops the process group and removes the user directory. */
