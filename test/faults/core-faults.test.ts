@@ -3,45 +3,27 @@
  * emulator's fault injection: three concurrent jobs per scenario, each delivered (or reported)
  * exactly once, byte for byte, without the key showing up anywhere.
  */
-import { clearCatalogueCache } from '../../core/catalogue';
 import { createRenderClient } from '../../core/client';
 import { RenderServiceError } from '../../core/errors';
 import { defaultSleep } from '../../core/sleep';
 import { createAxiosTransport } from '../../core/transports/axios-transport';
 import type { GenerationRequest } from '../../core/types';
-import { captureOutput, deepText, SECRET_KEY, type Capture } from '../helpers/fault-capture';
+import { deepText, SECRET_KEY, type Capture } from '../helpers/fault-capture';
 import {
 	arm,
 	bounded,
-	createTable,
-	expireAfterFirst303,
 	promptsFor,
 	SCENARIO_LIMIT_MS,
 	SCENARIOS,
-	startFaultEmulator,
 	verify,
-	type FaultEmulator,
 	type Observed,
 	type Scenario,
 } from '../helpers/fault-matrix';
+import { faultSuite, withScenario } from '../helpers/fault-suite';
 
 jest.setTimeout(30_000);
 
-const table = createTable('Fault matrix: client core (axios transport)');
-let fault: FaultEmulator;
-let capture: Capture;
-
-beforeAll(async () => {
-	fault = await startFaultEmulator();
-});
-beforeEach(() => {
-	capture = captureOutput();
-});
-afterEach(() => capture.restore());
-afterAll(async () => {
-	await fault.emulator.close();
-	table.print();
-});
+const suite = faultSuite('Fault matrix: client core (axios transport)');
 
 function requestFor(prompt: string): GenerationRequest {
 	return {
@@ -59,8 +41,8 @@ let sleeps: number[] = [];
 
 function makeClient(log: Capture) {
 	return createRenderClient({
-		baseUrl: fault.emulator.baseUrl,
-		asyncUrl: fault.emulator.asyncUrl,
+		baseUrl: suite.fault.emulator.baseUrl,
+		asyncUrl: suite.fault.emulator.asyncUrl,
 		transport: createAxiosTransport({ apiKey: SECRET_KEY }),
 		secrets: [SECRET_KEY],
 		cacheIdentity: 'fault-matrix',
@@ -75,7 +57,7 @@ function makeClient(log: Capture) {
 }
 
 async function runCore(scenario: Scenario): Promise<Observed> {
-	const client = makeClient(capture);
+	const client = makeClient(suite.capture);
 	const observed: Observed = { delivered: [], failed: [], timedOut: [] };
 	await Promise.all(
 		promptsFor(scenario).map(async (prompt) => {
@@ -95,7 +77,7 @@ async function runCore(scenario: Scenario): Promise<Observed> {
 				for await (const chunk of outcome.file.stream) chunks.push(chunk);
 				observed.delivered.push({ jobId: outcome.job.jobId, data: Buffer.concat(chunks) });
 			} catch (error) {
-				capture.add(error, (error as RenderServiceError).hint);
+				suite.capture.add(error, (error as RenderServiceError).hint);
 				const id = error instanceof RenderServiceError ? (error.jobId ?? jobId) : jobId;
 				observed.failed.push({ jobId: id, message: String((error as Error).message) });
 			}
@@ -106,33 +88,28 @@ async function runCore(scenario: Scenario): Promise<Observed> {
 
 describe('fault matrix through the core', () => {
 	it.each(SCENARIOS.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
-		arm(fault, scenario);
 		sleeps = [];
-		if (scenario.freshCatalogue) clearCatalogueCache();
-		const stopExpiring = scenario.expireAfter303 ? expireAfterFirst303(fault) : () => undefined;
-		try {
+		await withScenario(suite.fault, scenario, async () => {
 			const observed = await bounded(runCore(scenario), SCENARIO_LIMIT_MS, scenario.name);
-			verify(table, 'core', scenario, fault, observed, capture.texts);
-			if (scenario.freshCatalogue) expect(fault.emulator.counters().requests.models).toBe(3);
+			verify(suite.table, 'core', scenario, suite.fault, observed, suite.capture.texts);
+			if (scenario.freshCatalogue) expect(suite.fault.emulator.counters().requests.models).toBe(3);
 			// The server's Retry-After (1 s) is what the client waited, not its own backoff.
 			if (scenario.faults?.queue?.rateLimitBurst || scenario.faults?.job?.rateLimitBurst) {
 				expect(sleeps).toContain(1000);
 			}
-		} finally {
-			stopExpiring();
-		}
+		});
 	});
 
 	it('never lets a 5xx burst on POST /queue create a second job (idempotent resend)', async () => {
-		arm(fault, { faults: { queue: { errorBurst: 3 } } });
-		const client = makeClient(capture);
+		arm(suite.fault, { faults: { queue: { errorBurst: 3 } } });
+		const client = makeClient(suite.capture);
 		const job = await bounded(
 			client.submit(requestFor('one job only')),
 			SCENARIO_LIMIT_MS,
 			'submit',
 		);
-		expect(fault.emulator.counters()).toMatchObject({ jobsCreated: 1 });
-		expect(fault.emulator.counters().requests.queue).toBe(4);
+		expect(suite.fault.emulator.counters()).toMatchObject({ jobsCreated: 1 });
+		expect(suite.fault.emulator.counters().requests.queue).toBe(4);
 		expect(deepText(job)).not.toContain(SECRET_KEY);
 	});
 });

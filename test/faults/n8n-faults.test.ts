@@ -10,22 +10,18 @@ import { join } from 'node:path';
 
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { clearCatalogueCache } from '../../core/catalogue';
-import { captureOutput, deepText, type Capture } from '../helpers/fault-capture';
+import { deepText } from '../helpers/fault-capture';
 import {
 	arm,
 	bounded,
-	createTable,
-	expireAfterFirst303,
 	promptsFor,
 	SCENARIO_LIMIT_MS,
 	SCENARIOS,
-	startFaultEmulator,
 	verify,
-	type FaultEmulator,
 	type Observed,
 	type Scenario,
 } from '../helpers/fault-matrix';
+import { faultSuite, withScenario } from '../helpers/fault-suite';
 import { chain, node, type ActiveTrigger } from '../helpers/n8n-engine';
 import {
 	binaryBytes,
@@ -37,9 +33,7 @@ import {
 
 jest.setTimeout(30_000);
 
-const table = createTable('Fault matrix: n8n nodes (in-process engine)');
-let fault: FaultEmulator;
-let capture: Capture;
+const suite = faultSuite('Fault matrix: n8n nodes (in-process engine)');
 let folder: string;
 const saved = {
 	user: process.env.N8N_USER_FOLDER,
@@ -51,22 +45,15 @@ function restoreEnv(name: string, value: string | undefined): void {
 	else process.env[name] = value;
 }
 
-beforeAll(async () => {
+beforeAll(() => {
 	folder = mkdtempSync(join(tmpdir(), 'n8n-faults-'));
 	process.env.N8N_USER_FOLDER = folder;
 	process.env.RENDER_SERVICE_LEDGER_DIR = join(folder, 'ledger');
-	fault = await startFaultEmulator();
 });
-beforeEach(() => {
-	capture = captureOutput();
-});
-afterEach(() => capture.restore());
-afterAll(async () => {
-	await fault.emulator.close();
+afterAll(() => {
 	rmSync(folder, { recursive: true, force: true });
 	restoreEnv('N8N_USER_FOLDER', saved.user);
 	restoreEnv('RENDER_SERVICE_LEDGER_DIR', saved.ledger);
-	table.print();
 });
 
 function inputFor(scenario: Scenario): INodeExecutionData[] {
@@ -79,7 +66,7 @@ async function runGenerate(
 	onStarted?: (cancel: () => void) => void,
 	continueOnFail = true,
 ) {
-	const engine = createRenderEngine(fault.emulator);
+	const engine = createRenderEngine(suite.fault.emulator);
 	const result = await engine.run({
 		nodes: [
 			node('Start', TYPES.manualTrigger),
@@ -96,7 +83,7 @@ async function runGenerate(
 		onStarted,
 	});
 	// Everything n8n keeps of the run: outputs, errors, execution data.
-	capture.add(result.run);
+	suite.capture.add(result.run);
 	return result;
 }
 
@@ -115,10 +102,7 @@ function observe(items: INodeExecutionData[]): Observed {
 describe('fault matrix through n8n Generate Media', () => {
 	const scenarios = SCENARIOS.filter((s) => !s.coreOnly);
 	it.each(scenarios.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
-		arm(fault, scenario);
-		if (scenario.freshCatalogue) clearCatalogueCache();
-		const stopExpiring = scenario.expireAfter303 ? expireAfterFirst303(fault) : () => undefined;
-		try {
+		await withScenario(suite.fault, scenario, async () => {
 			const parameters: Record<string, unknown> = { waitStrategy: scenario.waitMode };
 			if (scenario.timeoutSeconds) parameters.timeoutSeconds = scenario.timeoutSeconds;
 			if (scenario.onTimeout) parameters.onTimeout = scenario.onTimeout;
@@ -130,10 +114,8 @@ describe('fault matrix through n8n Generate Media', () => {
 			const items = result.output('Generate');
 			// One output item per input item, in order, each paired with its input.
 			expect(items.map((i) => i.pairedItem)).toEqual(items.map((_i, item) => ({ item })));
-			verify(table, 'n8n', scenario, fault, observe(items), capture.texts);
-		} finally {
-			stopExpiring();
-		}
+			verify(suite.table, 'n8n', scenario, suite.fault, observe(items), suite.capture.texts);
+		});
 	});
 
 	it('execution cancelled in n8n mid-wait: stops at once, nothing more is sent', async () => {
@@ -143,7 +125,7 @@ describe('fault matrix through n8n Generate Media', () => {
 			waitMode: 'auto',
 			expect: 'failed',
 		};
-		arm(fault, scenario);
+		arm(suite.fault, scenario);
 		const input = inputFor(scenario);
 		const result = await bounded(
 			runGenerate(
@@ -151,7 +133,7 @@ describe('fault matrix through n8n Generate Media', () => {
 				input,
 				(cancel) => {
 					const check = setInterval(() => {
-						if (fault.emulator.counters().jobsCreated < input.length) return;
+						if (suite.fault.emulator.counters().jobsCreated < input.length) return;
 						clearInterval(check);
 						setTimeout(cancel, 50);
 					}, 10);
@@ -161,15 +143,15 @@ describe('fault matrix through n8n Generate Media', () => {
 			SCENARIO_LIMIT_MS,
 			scenario.name,
 		);
-		const counters = fault.emulator.counters();
-		const jobs = fault.scenarioJobs();
-		const leaks = capture.leaks() + counters.cdnAuthorizationHeaders;
+		const counters = suite.fault.emulator.counters();
+		const jobs = suite.fault.scenarioJobs();
+		const leaks = suite.capture.leaks() + counters.cdnAuthorizationHeaders;
 		const ok =
 			result.run.status === 'canceled' &&
 			counters.jobsCreated === input.length &&
 			result.output('Generate').length === 0 &&
 			leaks === 0;
-		table.add(
+		suite.table.add(
 			{
 				engine: 'n8n',
 				scenario: scenario.name,
@@ -201,7 +183,7 @@ describe('Render Service Trigger restarted with pending jobs', () => {
 	});
 
 	async function activate(): Promise<ActiveTrigger> {
-		const engine = createRenderEngine(fault.emulator);
+		const engine = createRenderEngine(suite.fault.emulator);
 		const trigger = await engine.activateTrigger(triggerNode, { workflowId: 'wf-faults' });
 		active.push(trigger);
 		return trigger;
@@ -224,7 +206,7 @@ describe('Render Service Trigger restarted with pending jobs', () => {
 			waitMode: 'auto',
 			expect: 'delivered',
 		};
-		arm(fault, scenario);
+		arm(suite.fault, scenario);
 		const submitted = await runGenerate({ mode: 'submit' }, inputFor(scenario));
 		const jobIds = submitted.output('Generate').map((i) => String(i.json.jobId));
 		expect(jobIds).toHaveLength(3);
@@ -251,7 +233,7 @@ describe('Render Service Trigger restarted with pending jobs', () => {
 		const items = [...first.emitted, ...second.emitted, ...third.emitted].flatMap(
 			(e) => e[0] ?? [],
 		);
-		capture.add(
+		suite.capture.add(
 			items.map((i) => i.json),
 			first.errors,
 			second.errors,
@@ -263,6 +245,6 @@ describe('Render Service Trigger restarted with pending jobs', () => {
 			timedOut: [],
 		};
 		expect(observed.delivered.map((d) => d.jobId).sort()).toEqual([...jobIds].sort());
-		verify(table, 'n8n', scenario, fault, observed, capture.texts);
+		verify(suite.table, 'n8n', scenario, suite.fault, observed, suite.capture.texts);
 	});
 });

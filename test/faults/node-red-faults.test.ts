@@ -3,22 +3,18 @@
  * real HTTP, plus what only Node-RED has: the flow redeployed while jobs are waited for, and
  * render-job resuming its pending jobs after that redeploy (each delivered once).
  */
-import { clearCatalogueCache } from '../../core/catalogue';
-import { captureOutput, deepText, type Capture } from '../helpers/fault-capture';
+import { deepText } from '../helpers/fault-capture';
 import {
 	arm,
 	bounded,
-	createTable,
-	expireAfterFirst303,
 	promptsFor,
 	SCENARIO_LIMIT_MS,
 	SCENARIOS,
-	startFaultEmulator,
 	verify,
-	type FaultEmulator,
 	type Observed,
 	type Scenario,
 } from '../helpers/fault-matrix';
+import { faultSuite, withScenario } from '../helpers/fault-suite';
 import { SECRET_KEY } from '../helpers/fault-capture';
 import {
 	catchNodes,
@@ -33,24 +29,11 @@ import {
 
 jest.setTimeout(30_000);
 
-const table = createTable('Fault matrix: Node-RED nodes (node-red-node-test-helper)');
-let fault: FaultEmulator;
-let capture: Capture;
-
-beforeAll(async () => {
-	fault = await startFaultEmulator();
-});
-beforeEach(() => {
-	capture = captureOutput();
-});
+// Before the suite's own afterEach, so the capture still records what unloading prints.
 afterEach(async () => {
 	await helper.unload();
-	capture.restore();
 });
-afterAll(async () => {
-	await fault.emulator.close();
-	table.print();
-});
+const suite = faultSuite('Fault matrix: Node-RED nodes (node-red-node-test-helper)');
 
 const PROBED = ['gen', 'job', 'out', 'caught'];
 
@@ -61,7 +44,7 @@ function watchNodes(ids: string[]): { outputs: Msg[]; caught: Msg[] } {
 		const n = helper.getNode(id);
 		if (!n) continue;
 		for (const call of ['status', 'warn', 'error', 'log', 'debug', 'trace']) {
-			n.on(`call:${call}`, (c: { args: unknown[] }) => capture.add(c.args));
+			n.on(`call:${call}`, (c: { args: unknown[] }) => suite.capture.add(c.args));
 		}
 		if (id === 'out') n.on('input', (m: Msg) => seen.outputs.push(m));
 		if (id === 'caught') n.on('input', (m: Msg) => seen.caught.push(m));
@@ -71,7 +54,7 @@ function watchNodes(ids: string[]): { outputs: Msg[]; caught: Msg[] } {
 
 function generateFlow(props: Record<string, unknown>, next = 'out'): Flow {
 	return [
-		configNode(fault.emulator),
+		configNode(suite.fault.emulator),
 		{
 			id: 'gen',
 			type: 'render-generate',
@@ -123,7 +106,7 @@ function observe(seen: { outputs: Msg[]; caught: Msg[] }): Observed {
 
 function scanRedLog(): void {
 	const log = (helper as unknown as { log(): { args: unknown[][] } }).log();
-	capture.add(log.args);
+	suite.capture.add(log.args);
 }
 
 describe('fault matrix through Node-RED render-generate', () => {
@@ -133,10 +116,7 @@ describe('fault matrix through Node-RED render-generate', () => {
 		(s): Scenario => (s.onTimeout === 'cancel' ? { ...s, expect: 'failed' } : s),
 	);
 	it.each(scenarios.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
-		arm(fault, scenario);
-		if (scenario.freshCatalogue) clearCatalogueCache();
-		const stopExpiring = scenario.expireAfter303 ? expireAfterFirst303(fault) : () => undefined;
-		try {
+		await withScenario(suite.fault, scenario, async () => {
 			await load(
 				generateFlow({
 					waitMode: scenario.waitMode,
@@ -149,12 +129,10 @@ describe('fault matrix through Node-RED render-generate', () => {
 			const prompts = promptsFor(scenario);
 			for (const prompt of prompts) helper.getNode('gen').receive({ payload: prompt });
 			await collect(seen, prompts.length, scenario.name);
-			capture.add(seen.outputs, seen.caught);
+			suite.capture.add(seen.outputs, seen.caught);
 			scanRedLog();
-			verify(table, 'node-red', scenario, fault, observe(seen), capture.texts);
-		} finally {
-			stopExpiring();
-		}
+			verify(suite.table, 'node-red', scenario, suite.fault, observe(seen), suite.capture.texts);
+		});
 	});
 });
 
@@ -164,7 +142,7 @@ describe('Node-RED flow redeployed mid-wait', () => {
 	async function waitForJobs(count: number): Promise<void> {
 		await bounded(
 			(async () => {
-				while (fault.emulator.counters().jobsCreated < count) await sleep(10);
+				while (suite.fault.emulator.counters().jobsCreated < count) await sleep(10);
 			})(),
 			SCENARIO_LIMIT_MS,
 			`${count} jobs`,
@@ -178,7 +156,7 @@ describe('Node-RED flow redeployed mid-wait', () => {
 			waitMode: 'auto',
 			expect: 'failed',
 		};
-		arm(fault, scenario);
+		arm(suite.fault, scenario);
 		const flow = onTab(generateFlow({}));
 		await load(flow, SECRET_KEY);
 		const seen = watchNodes(PROBED);
@@ -188,14 +166,14 @@ describe('Node-RED flow redeployed mid-wait', () => {
 		await bounded(helper.setFlows(flow, 'full', credentials), SCENARIO_LIMIT_MS, 'redeploy');
 		await sleep(300);
 		scanRedLog();
-		const counters = fault.emulator.counters();
-		const leaks = capture.leaks() + counters.cdnAuthorizationHeaders;
+		const counters = suite.fault.emulator.counters();
+		const leaks = suite.capture.leaks() + counters.cdnAuthorizationHeaders;
 		const ok =
 			seen.outputs.length === 0 &&
 			seen.caught.length === 0 &&
 			counters.jobsCreated === prompts.length &&
 			leaks === 0;
-		table.add(
+		suite.table.add(
 			{
 				engine: 'node-red',
 				scenario: scenario.name,
@@ -220,7 +198,7 @@ describe('Node-RED flow redeployed mid-wait', () => {
 			waitMode: 'auto',
 			expect: 'delivered',
 		};
-		arm(fault, scenario);
+		arm(suite.fault, scenario);
 		const flow = onTab([
 			...generateFlow({ mode: 'emit' }, 'job'),
 			{
@@ -247,9 +225,9 @@ describe('Node-RED flow redeployed mid-wait', () => {
 		await collect(seen, prompts.length, scenario.name);
 		// A few more moments: nothing arrives twice.
 		await sleep(500);
-		capture.add(seen.outputs, seen.caught);
+		suite.capture.add(seen.outputs, seen.caught);
 		scanRedLog();
 		expect(seen.outputs.every((m) => m.resumed === true)).toBe(true);
-		verify(table, 'node-red', scenario, fault, observe(seen), capture.texts);
+		verify(suite.table, 'node-red', scenario, suite.fault, observe(seen), suite.capture.texts);
 	});
 });
