@@ -15,24 +15,19 @@ import {
 	renderNode,
 	TYPES,
 } from '../helpers/n8n-render';
+import { tempN8nUserFolder } from '../helpers/n8n-user-folder';
 
 jest.setTimeout(60_000);
 
 describe('n8n Generate Media in the real engine', () => {
 	let emulator: RunningEmulator;
-	let userFolder: string;
-	const previousUserFolder = process.env.N8N_USER_FOLDER;
+	const userFolder = tempN8nUserFolder('n8n-generate-', 'all');
 
 	beforeAll(async () => {
-		userFolder = mkdtempSync(join(tmpdir(), 'n8n-generate-'));
-		process.env.N8N_USER_FOLDER = userFolder;
 		emulator = await createEmulator({ port: 0, queueMs: 20, runMs: 80, heartbeatMs: 500 });
 	});
 	afterAll(async () => {
 		await emulator.close();
-		rmSync(userFolder, { recursive: true, force: true });
-		if (previousUserFolder === undefined) delete process.env.N8N_USER_FOLDER;
-		else process.env.N8N_USER_FOLDER = previousUserFolder;
 	});
 	beforeEach(() => emulator.setTiming({ queueMs: 20, runMs: 80 }));
 
@@ -127,7 +122,7 @@ describe('n8n Generate Media in the real engine', () => {
 		expect(item?.json.status).not.toBe('complete');
 		expect(String(item?.json.jobUrl)).toContain(jobId);
 		expect(typeof item?.json.idempotencyKey).toBe('string');
-		const pendingDir = join(userFolder, '.n8n', 'render-service', 'jobs', 'pending');
+		const pendingDir = join(userFolder.path, '.n8n', 'render-service', 'jobs', 'pending');
 		const file = readdirSync(pendingDir).find((name) => name.startsWith(jobId));
 		expect(file).toBeDefined();
 		const text = readFileSync(join(pendingDir, file!), 'utf8');

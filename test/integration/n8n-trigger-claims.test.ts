@@ -4,8 +4,7 @@
  * delivered again only when the process holding the claim is gone (a crash).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createEmulator } from '../../emulator';
@@ -13,33 +12,28 @@ import type { RunningEmulator } from '../../emulator/types';
 import { bootId, JobLedger } from '../../nodes/RenderService/shared/ledger';
 import { chain, node, type ActiveTrigger } from '../helpers/n8n-engine';
 import { createRenderEngine, generateParams, renderNode, TYPES } from '../helpers/n8n-render';
+import { tempN8nUserFolder } from '../helpers/n8n-user-folder';
 
 jest.setTimeout(60_000);
 
 describe('n8n Render Service Trigger claims in the real engine', () => {
 	let emulator: RunningEmulator;
-	let userFolder: string;
 	let ledger: JobLedger;
 	const active: ActiveTrigger[] = [];
-	const previousUserFolder = process.env.N8N_USER_FOLDER;
 
 	beforeAll(async () => {
 		emulator = await createEmulator({ port: 0, queueMs: 20, runMs: 100, heartbeatMs: 500 });
 	});
-	beforeEach(() => {
-		userFolder = mkdtempSync(join(tmpdir(), 'n8n-claims-'));
-		process.env.N8N_USER_FOLDER = userFolder;
-		ledger = new JobLedger();
-	});
 	afterEach(async () => {
 		for (const trigger of active) trigger.finishExecutions();
 		await Promise.all(active.splice(0).map(async (trigger) => await trigger.close()));
-		rmSync(userFolder, { recursive: true, force: true });
+	});
+	tempN8nUserFolder('n8n-claims-', 'each');
+	beforeEach(() => {
+		ledger = new JobLedger();
 	});
 	afterAll(async () => {
 		await emulator.close();
-		if (previousUserFolder === undefined) delete process.env.N8N_USER_FOLDER;
-		else process.env.N8N_USER_FOLDER = previousUserFolder;
 	});
 
 	async function submit(prompt: string): Promise<string> {

@@ -1,6 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 
 import { createEmulator } from '../../emulator';
 import type { RunningEmulator } from '../../emulator/types';
@@ -13,33 +11,28 @@ import {
 	renderNode,
 	TYPES,
 } from '../helpers/n8n-render';
+import { tempN8nUserFolder } from '../helpers/n8n-user-folder';
 
 jest.setTimeout(60_000);
 
 describe('n8n Render Service Trigger in the real engine', () => {
 	let emulator: RunningEmulator;
-	let userFolder: string;
 	let ledger: JobLedger;
 	const active: ActiveTrigger[] = [];
-	const previousUserFolder = process.env.N8N_USER_FOLDER;
 
 	beforeAll(async () => {
 		emulator = await createEmulator({ port: 0, queueMs: 20, runMs: 100, heartbeatMs: 500 });
 	});
+	afterEach(async () => {
+		await Promise.all(active.splice(0).map(async (trigger) => await trigger.close()));
+	});
+	tempN8nUserFolder('n8n-trigger-', 'each');
 	beforeEach(() => {
-		userFolder = mkdtempSync(join(tmpdir(), 'n8n-trigger-'));
-		process.env.N8N_USER_FOLDER = userFolder;
 		ledger = new JobLedger();
 		emulator.setTiming({ queueMs: 20, runMs: 100 });
 	});
-	afterEach(async () => {
-		await Promise.all(active.splice(0).map(async (trigger) => await trigger.close()));
-		rmSync(userFolder, { recursive: true, force: true });
-	});
 	afterAll(async () => {
 		await emulator.close();
-		if (previousUserFolder === undefined) delete process.env.N8N_USER_FOLDER;
-		else process.env.N8N_USER_FOLDER = previousUserFolder;
 	});
 
 	/** Runs a "Submit Only" workflow with one item per prompt; returns the job IDs. */

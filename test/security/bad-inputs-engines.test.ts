@@ -3,10 +3,6 @@
  * the node shows (n8n: error message and description; Node-RED: the error a Catch node
  * receives), that no job reached the service, and that the key appears nowhere.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { createEmulator, type RunningEmulator } from '../../emulator';
 import { captureOutput, SECRET_KEY, type Capture } from '../helpers/fault-capture';
 import { bounded } from '../helpers/fault-matrix';
@@ -22,18 +18,16 @@ import {
 	type Flow,
 	type Msg,
 } from '../helpers/node-red-harness';
+import { tempN8nUserFolder } from '../helpers/n8n-user-folder';
 
 jest.setTimeout(30_000);
 
 let emulator: RunningEmulator;
 let capture: Capture;
-let folder: string;
 let html: TestServer;
-const savedUserFolder = process.env.N8N_USER_FOLDER;
+tempN8nUserFolder('bad-inputs-', 'all');
 
 beforeAll(async () => {
-	folder = mkdtempSync(join(tmpdir(), 'bad-inputs-'));
-	process.env.N8N_USER_FOLDER = folder;
 	emulator = await createEmulator({ port: 0, apiKeys: [SECRET_KEY], queueMs: 20, runMs: 60 });
 	html = await startServer((_req, res) => {
 		res.writeHead(200, { 'content-type': 'text/html' });
@@ -54,9 +48,6 @@ afterEach(async () => {
 afterAll(async () => {
 	await emulator.close();
 	await html.close();
-	rmSync(folder, { recursive: true, force: true });
-	if (savedUserFolder === undefined) delete process.env.N8N_USER_FOLDER;
-	else process.env.N8N_USER_FOLDER = savedUserFolder;
 });
 
 describe('n8n Generate Media', () => {

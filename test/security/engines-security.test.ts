@@ -4,10 +4,6 @@
  * redirect origin rule through n8n's own HTTP helpers; and a service that echoes the key back
  * in an error, which no message, status or log may repeat.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { createEmulator, type RunningEmulator } from '../../emulator';
 import { captureOutput, deepText, SECRET_KEY, type Capture } from '../helpers/fault-capture';
 import {
@@ -35,19 +31,17 @@ import {
 	type Flow,
 	type Msg,
 } from '../helpers/node-red-harness';
+import { tempN8nUserFolder } from '../helpers/n8n-user-folder';
 
 jest.setTimeout(30_000);
 
 const PAD_BYTES = 400_000;
 let emulator: RunningEmulator;
 let capture: Capture;
-let folder: string;
 const servers: TestServer[] = [];
-const savedUserFolder = process.env.N8N_USER_FOLDER;
+tempN8nUserFolder('security-', 'all');
 
 beforeAll(async () => {
-	folder = mkdtempSync(join(tmpdir(), 'security-'));
-	process.env.N8N_USER_FOLDER = folder;
 	emulator = await createEmulator({
 		port: 0,
 		apiKeys: [SECRET_KEY],
@@ -70,9 +64,6 @@ afterEach(async () => {
 });
 afterAll(async () => {
 	await emulator.close();
-	rmSync(folder, { recursive: true, force: true });
-	if (savedUserFolder === undefined) delete process.env.N8N_USER_FOLDER;
-	else process.env.N8N_USER_FOLDER = savedUserFolder;
 });
 
 async function server(...args: Parameters<typeof startServer>): Promise<TestServer> {
