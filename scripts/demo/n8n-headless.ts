@@ -12,7 +12,12 @@ import type {
 	INodeExecutionData,
 	INodeType,
 } from 'n8n-workflow';
-import { createN8nEngine, PACKAGE, type EngineNodeType } from '../../test/helpers/n8n-engine';
+import {
+	createN8nEngine,
+	manualTriggerOf,
+	PACKAGE,
+	type EngineNodeType,
+} from '../../test/helpers/n8n-engine';
 import { REPO_ROOT } from './paths';
 import { slug, type DemoRow } from './report';
 
@@ -58,30 +63,9 @@ async function packageTypes(): Promise<{
 	return { nodes, credentials: pkg.n8n.credentials.map((f) => instantiate<ICredentialType>(f)) };
 }
 
-/**
- * n8n runs a manual execution from the trigger's pinned data instead of the trigger itself;
- * this stand-in does the same for the harness, which has no pinned-data support.
- */
+/** The workflow's Manual Trigger, outputting its pinned items as n8n's manual run does. */
 function pinnedTrigger(items: INodeExecutionData[]): EngineNodeType {
-	return {
-		type: 'n8n-nodes-base.manualTrigger',
-		nodeType: {
-			description: {
-				displayName: 'Manual Trigger',
-				name: 'manualTrigger',
-				group: ['trigger'],
-				version: 1,
-				description: 'Outputs the pinned items',
-				defaults: { name: 'Manual Trigger' },
-				inputs: [],
-				outputs: ['main'],
-				properties: [],
-			},
-			async execute() {
-				return [items];
-			},
-		} as INodeType,
-	};
+	return manualTriggerOf(() => items, 'Outputs the pinned items');
 }
 
 export async function loadWorkflow(file: string): Promise<N8nWorkflowFile> {

@@ -233,26 +233,37 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	}
 }
 
-/** A minimal stand-in for n8n's Manual Trigger: passes one empty item on. */
-export const manualTriggerType: EngineNodeType = {
-	type: 'n8n-nodes-base.manualTrigger',
-	nodeType: {
-		description: {
-			displayName: 'Manual Trigger',
-			name: 'manualTrigger',
-			group: ['trigger'],
-			version: 1,
-			description: 'Test stand-in',
-			defaults: { name: 'Manual Trigger' },
-			inputs: [],
-			outputs: ['main'],
-			properties: [],
-		},
-		async execute(this) {
-			return [[{ json: {} }]];
-		},
-	} as INodeType,
-};
+/**
+ * A minimal stand-in for n8n's Manual Trigger that outputs `items()`: n8n runs a manual
+ * execution from the trigger's pinned data, which this harness has no support for.
+ */
+export function manualTriggerOf(
+	items: () => INodeExecutionData[],
+	description = 'Test stand-in',
+): EngineNodeType {
+	return {
+		type: 'n8n-nodes-base.manualTrigger',
+		nodeType: {
+			description: {
+				displayName: 'Manual Trigger',
+				name: 'manualTrigger',
+				group: ['trigger'],
+				version: 1,
+				description,
+				defaults: { name: 'Manual Trigger' },
+				inputs: [],
+				outputs: ['main'],
+				properties: [],
+			},
+			async execute(this) {
+				return [items()];
+			},
+		} as INodeType,
+	};
+}
+
+/** The Manual Trigger every engine has: passes one empty item on. */
+export const manualTriggerType = manualTriggerOf(() => [{ json: {} }]);
 
 function createAdditionalData(
 	credentialsHelper: ICredentialsHelper,
