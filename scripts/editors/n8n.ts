@@ -5,7 +5,8 @@
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ServerProcess, freePort, nodeEnv, unpackInto } from '../../test/helpers/e2e-process';
+import { n8nProcessEnv } from '../../test/helpers/e2e-n8n';
+import { ServerProcess, unpackInto } from '../../test/helpers/e2e-process';
 import { N8N_WORKFLOW_FILE, PACKAGE_NAME, REPO_ROOT } from '../demo/paths';
 import type { Cleanup } from './cleanup';
 import type { Runtimes } from './provision';
@@ -46,31 +47,18 @@ type Workflow = { id: string; name: string; nodes: Array<Record<string, unknown>
 
 async function env(options: N8nOptions): Promise<NodeJS.ProcessEnv> {
 	return {
-		...process.env,
-		...nodeEnv(options.runtimes.nodeDir),
-		N8N_USER_FOLDER: options.userFolder,
-		N8N_ENCRYPTION_KEY: 'render-demo-encryption-key',
-		N8N_PORT: String(options.port),
-		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		...(await n8nProcessEnv({
+			nodeDir: options.runtimes.nodeDir,
+			userFolder: options.userFolder,
+			encryptionKey: 'render-demo-encryption-key',
+			port: options.port,
+			filesDir: options.filesDir,
+		})),
 		N8N_HOST: 'localhost',
 		N8N_EDITOR_BASE_URL: `http://localhost:${options.port}`,
 		// Plain http on localhost: the login cookie must not require https.
 		N8N_SECURE_COOKIE: 'false',
-		// Offline and quiet: no telemetry, update checks, templates or registry lookups.
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
-		N8N_DISABLED_MODULES: 'mcp-registry',
-		N8N_COMMUNITY_PACKAGES_PREVENT_LOADING: 'false',
-		N8N_COMMUNITY_PACKAGES_REINSTALL_MISSING: 'false',
-		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-		N8N_RUNNERS_MODE: 'internal',
-		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
-		N8N_RESTRICT_FILE_ACCESS_TO: options.filesDir,
 		N8N_LOG_LEVEL: 'warn',
-		DB_SQLITE_POOL_SIZE: '2',
-		NODE_ENV: 'production',
 	};
 }
 

@@ -127,34 +127,19 @@ export class N8nInstance {
 	/** The environment of one n8n process, logging to `logFile`. */
 	async env(logFile: string): Promise<NodeJS.ProcessEnv> {
 		return {
-			...process.env,
-			...nodeEnv(this.runtime.nodeDir),
-			N8N_USER_FOLDER: this.userFolder,
-			N8N_ENCRYPTION_KEY: 'render-e2e-encryption-key',
-			N8N_PORT: String(this.port),
-			N8N_LISTEN_ADDRESS: '127.0.0.1',
+			...(await n8nProcessEnv({
+				nodeDir: this.runtime.nodeDir,
+				userFolder: this.userFolder,
+				encryptionKey: 'render-e2e-encryption-key',
+				port: this.port,
+				filesDir: this.filesDir,
+			})),
 			N8N_HOST: '127.0.0.1',
-			// Offline and quiet: no telemetry, update checks, templates or registry lookups.
-			N8N_DIAGNOSTICS_ENABLED: 'false',
-			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-			N8N_TEMPLATES_ENABLED: 'false',
-			N8N_PERSONALIZATION_ENABLED: 'false',
-			N8N_DISABLED_MODULES: 'mcp-registry',
-			N8N_COMMUNITY_PACKAGES_PREVENT_LOADING: 'false',
-			N8N_COMMUNITY_PACKAGES_REINSTALL_MISSING: 'false',
-			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-			N8N_RUNNERS_MODE: 'internal',
-			// Every n8n process starts a task broker (5679 by default): one free port each, so
-			// `execute` can run beside `start` and beside other test files' instances.
-			N8N_RUNNERS_BROKER_PORT: String(await freePort()),
-			N8N_RESTRICT_FILE_ACCESS_TO: this.filesDir,
 			N8N_BINARY_DATA_STORAGE_PATH: join(this.userFolder, 'binary-data'),
 			// JSON lines in a file per command: `execute --rawOutput` logs the run there too.
 			N8N_LOG_OUTPUT: 'file',
 			N8N_LOG_LEVEL: 'info',
 			N8N_LOG_FILE_LOCATION: logFile,
-			DB_SQLITE_POOL_SIZE: '2',
-			NODE_ENV: 'production',
 		};
 	}
 
@@ -334,4 +319,45 @@ function parseLogLine(line: string): { message?: string } | undefined {
 	} catch {
 		return undefined;
 	}
+}
+
+export interface N8nProcessEnvOptions {
+	/** Folder of the provisioned Node, put first on PATH. */
+	nodeDir: string;
+	userFolder: string;
+	encryptionKey: string;
+	port: number;
+	/** Folder file nodes may read and write (N8N_RESTRICT_FILE_ACCESS_TO). */
+	filesDir: string;
+}
+
+/**
+ * What every real n8n process we start runs with (the e2e tests and the editors command):
+ * its own user folder, port and task-broker port, on 127.0.0.1, offline and quiet.
+ */
+export async function n8nProcessEnv(options: N8nProcessEnvOptions): Promise<NodeJS.ProcessEnv> {
+	return {
+		...process.env,
+		...nodeEnv(options.nodeDir),
+		N8N_USER_FOLDER: options.userFolder,
+		N8N_ENCRYPTION_KEY: options.encryptionKey,
+		N8N_PORT: String(options.port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		// Offline and quiet: no telemetry, update checks, templates or registry lookups.
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_DISABLED_MODULES: 'mcp-registry',
+		N8N_COMMUNITY_PACKAGES_PREVENT_LOADING: 'false',
+		N8N_COMMUNITY_PACKAGES_REINSTALL_MISSING: 'false',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		N8N_RUNNERS_MODE: 'internal',
+		// Every n8n process starts a task broker (5679 by default): one free port each, so
+		// `execute` can run beside `start` and beside other instances.
+		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+		N8N_RESTRICT_FILE_ACCESS_TO: options.filesDir,
+		DB_SQLITE_POOL_SIZE: '2',
+		NODE_ENV: 'production',
+	};
 }
