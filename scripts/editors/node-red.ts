@@ -5,6 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { nodeRedBaseSettings } from '../../test/helpers/e2e-node-red';
 import { ServerProcess, nodeEnv, unpackInto } from '../../test/helpers/e2e-process';
 import { PACKAGE_NAME } from '../demo/paths';
 import type { FlowNode } from '../demo/node-red-headless';
@@ -28,18 +29,7 @@ export interface RunningNodeRed {
 }
 
 function settingsFile(port: number): string {
-	const settings = {
-		uiHost: '127.0.0.1',
-		uiPort: port,
-		flowFile: 'flows.json',
-		credentialSecret: 'render-demo-credential-secret',
-		// No palette installs, update checks or telemetry prompts: works offline.
-		externalModules: { palette: { allowInstall: false }, modules: { allowInstall: false } },
-		diagnostics: { enabled: false },
-		telemetry: { enabled: false },
-		editorTheme: { tours: false, palette: { catalogues: [] } },
-		logging: { console: { level: 'warn', metrics: false, audit: false } },
-	};
+	const settings = nodeRedBaseSettings(port, 'render-demo-credential-secret', 'warn');
 	return `module.exports = ${JSON.stringify(settings, null, '\t')};\n`;
 }
 

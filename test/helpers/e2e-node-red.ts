@@ -203,20 +203,34 @@ async function prepareUserDir(
 	await writeFile(join(userDir, 'settings.js'), settingsFile(port, options.persistentContext));
 }
 
-function settingsFile(port: number, persistentContext = false): string {
-	const settings: Record<string, unknown> = {
+/**
+ * The settings every real Node-RED we start shares (the e2e tests and the editors command): on
+ * 127.0.0.1 at `port`, flows in flows.json, and offline: no palette installs, no update checks,
+ * no telemetry prompts.
+ */
+export function nodeRedBaseSettings(
+	port: number,
+	credentialSecret: string,
+	logLevel: string,
+): Record<string, unknown> {
+	return {
 		uiHost: '127.0.0.1',
 		uiPort: port,
-		httpAdminRoot: '/',
-		httpNodeRoot: '/api',
 		flowFile: 'flows.json',
-		credentialSecret: 'render-e2e-credential-secret',
-		// No palette installs, no update checks, no telemetry prompts: the test runs offline.
+		credentialSecret,
 		externalModules: { palette: { allowInstall: false }, modules: { allowInstall: false } },
 		diagnostics: { enabled: false },
 		telemetry: { enabled: false },
 		editorTheme: { tours: false, palette: { catalogues: [] } },
-		logging: { console: { level: 'info', metrics: false, audit: false } },
+		logging: { console: { level: logLevel, metrics: false, audit: false } },
+	};
+}
+
+function settingsFile(port: number, persistentContext = false): string {
+	const settings: Record<string, unknown> = {
+		...nodeRedBaseSettings(port, 'render-e2e-credential-secret', 'info'),
+		httpAdminRoot: '/',
+		httpNodeRoot: '/api',
 	};
 	if (persistentContext) {
 		// Flushed every second and on close, so a restart finds what the nodes stored.
