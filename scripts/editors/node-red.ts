@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { nodeRedBaseSettings } from '../../test/helpers/e2e-node-red';
+import { deployFlows, nodeRedBaseSettings } from '../../test/helpers/e2e-node-red';
 import { ServerProcess, nodeEnv, unpackInto } from '../../test/helpers/e2e-process';
 import { PACKAGE_NAME } from '../demo/paths';
 import type { FlowNode } from '../demo/node-red-headless';
@@ -58,19 +58,6 @@ function wired(options: NodeRedOptions): FlowNode[] {
 	);
 }
 
-async function deploy(url: string, flows: FlowNode[]): Promise<void> {
-	const response = await fetch(`${url}/flows`, {
-		method: 'POST',
-		headers: {
-			'Content-Type': 'application/json',
-			'Node-RED-API-Version': 'v2',
-			'Node-RED-Deployment-Type': 'full',
-		},
-		body: JSON.stringify({ flows }),
-	});
-	if (!response.ok) throw new Error(`Node-RED deploy: ${response.status} ${await response.text()}`);
-}
-
 export async function startNodeRed(
 	options: NodeRedOptions,
 	cleanup: Cleanup,
@@ -95,7 +82,7 @@ export async function startNodeRed(
 			120_000,
 			'Node-RED start',
 		);
-		await deploy(local, wired(options));
+		await deployFlows(local, wired(options));
 	} catch (error) {
 		throw new Error(`${String(error)}\n${server.logs()}`);
 	}

@@ -117,18 +117,7 @@ export class NodeRedInstance {
 
 	/** Replaces all flows (a full deploy) through the admin API. */
 	async deploy(flows: FlowNode[]): Promise<void> {
-		const response = await fetch(`${this.url}/flows`, {
-			method: 'POST',
-			headers: {
-				'Content-Type': 'application/json',
-				'Node-RED-API-Version': 'v2',
-				'Node-RED-Deployment-Type': 'full',
-			},
-			body: JSON.stringify({ flows }),
-		});
-		if (!response.ok) {
-			throw new Error(`deploy failed: ${response.status} ${await response.text()}\n${this.logs()}`);
-		}
+		await deployFlows(this.url, flows, () => `\n${this.logs()}`);
 	}
 
 	/** Clicks an inject node's button (the editor's POST /inject/:id). */
@@ -224,6 +213,29 @@ export function nodeRedBaseSettings(
 		editorTheme: { tours: false, palette: { catalogues: [] } },
 		logging: { console: { level: logLevel, metrics: false, audit: false } },
 	};
+}
+
+/**
+ * Replaces all flows of the Node-RED at `url` (a full deploy through the admin API), as the
+ * editor's Deploy button does; a refusal throws with Node-RED's answer and `context()`.
+ */
+export async function deployFlows(
+	url: string,
+	flows: FlowNode[],
+	context: () => string = () => '',
+): Promise<void> {
+	const response = await fetch(`${url}/flows`, {
+		method: 'POST',
+		headers: {
+			'Content-Type': 'application/json',
+			'Node-RED-API-Version': 'v2',
+			'Node-RED-Deployment-Type': 'full',
+		},
+		body: JSON.stringify({ flows }),
+	});
+	if (!response.ok) {
+		throw new Error(`Node-RED deploy: ${response.status} ${await response.text()}${context()}`);
+	}
 }
 
 function settingsFile(port: number, persistentContext = false): string {
