@@ -3,7 +3,8 @@
  * (already in node_modules through @n8n/node-cli; it never downloads a browser).
  */
 import { existsSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const VIEWPORT = { width: 1280, height: 800 };
@@ -30,4 +31,27 @@ export async function launchChromium(): Promise<Browser> {
 	const { chromium } = require('playwright-core') as typeof import('playwright-core');
 	// playwright-core gives the browser a fresh, empty --user-data-dir of its own.
 	return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+}
+
+/**
+ * Runs `take` on a fresh page, where `shot(name)` saves a screenshot as `outDir/name`; returns
+ * the files in the order taken and closes the page whatever happens.
+ */
+export async function takeShots(
+	browser: Browser,
+	outDir: string,
+	take: (page: Page, shot: (name: string) => Promise<void>) => Promise<void>,
+): Promise<string[]> {
+	const page = await browser.newPage({ viewport: VIEWPORT });
+	const files: string[] = [];
+	try {
+		await take(page, async (name) => {
+			const file = join(outDir, name);
+			await page.screenshot({ path: file });
+			files.push(file);
+		});
+		return files;
+	} finally {
+		await page.close();
+	}
 }

@@ -1,7 +1,6 @@
 /** Screenshots of the n8n editor: the demo workflow run, Generate Media's panel, the node panel. */
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { VIEWPORT } from './browser';
+import { takeShots } from './browser';
 
 export interface N8nTarget {
 	url: string;
@@ -36,14 +35,7 @@ export async function shootN8n(
 	target: N8nTarget,
 	outDir: string,
 ): Promise<string[]> {
-	const page = await browser.newPage({ viewport: VIEWPORT });
-	const files: string[] = [];
-	const shot = async (name: string): Promise<void> => {
-		const file = join(outDir, name);
-		await page.screenshot({ path: file });
-		files.push(file);
-	};
-	try {
+	return takeShots(browser, outDir, async (page, shot) => {
 		await signIn(page, target);
 		await page.goto(`${target.url}/workflow/${target.workflowId}`);
 		await page.waitForSelector(NODE);
@@ -67,8 +59,5 @@ export async function shootN8n(
 		await page.getByText('Render Service: Generate Media').first().waitFor();
 		await page.waitForTimeout(500);
 		await shot('n8n-node-panel.png');
-		return files;
-	} finally {
-		await page.close();
-	}
+	});
 }

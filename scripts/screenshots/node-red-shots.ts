@@ -1,7 +1,6 @@
 /** Screenshots of the Node-RED editor: the demo flow after a run, and Generate's edit dialog. */
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { VIEWPORT } from './browser';
+import { takeShots } from './browser';
 
 const GENERATE = '#render-demo-generate';
 const INJECTS = ['#render-demo-inject-1', '#render-demo-inject-2', '#render-demo-inject-3'];
@@ -31,14 +30,7 @@ export async function shootNodeRed(
 	url: string,
 	outDir: string,
 ): Promise<string[]> {
-	const page: Page = await browser.newPage({ viewport: VIEWPORT });
-	const files: string[] = [];
-	const shot = async (name: string): Promise<void> => {
-		const file = join(outDir, name);
-		await page.screenshot({ path: file });
-		files.push(file);
-	};
-	try {
+	return takeShots(browser, outDir, async (page, shot) => {
 		await page.goto(url);
 		await page.waitForSelector(`#red-ui-workspace-chart ${GENERATE}`);
 		await closeTips(page);
@@ -52,8 +44,5 @@ export async function shootNodeRed(
 		await page.waitForSelector('#node-input-family option[value="sdxl"]', { state: 'attached' });
 		await page.waitForTimeout(800);
 		await shot('node-red-generate-dialog.png');
-		return files;
-	} finally {
-		await page.close();
-	}
+	});
 }
