@@ -7,7 +7,6 @@ import { createRenderClient } from '../../core/client';
 import { RenderServiceError } from '../../core/errors';
 import { defaultSleep } from '../../core/sleep';
 import { createAxiosTransport } from '../../core/transports/axios-transport';
-import type { GenerationRequest } from '../../core/types';
 import { deepText, SECRET_KEY, type Capture } from '../helpers/fault-capture';
 import {
 	arm,
@@ -20,21 +19,11 @@ import {
 	type Scenario,
 } from '../helpers/fault-matrix';
 import { faultSuite, withScenario } from '../helpers/fault-suite';
+import { request } from '../integration/core-harness';
 
 jest.setTimeout(30_000);
 
 const suite = faultSuite('Fault matrix: client core (axios transport)');
-
-function requestFor(prompt: string): GenerationRequest {
-	return {
-		modality: 'image',
-		family: 'flux',
-		model: 'schnell',
-		task: 't2i',
-		format: '512',
-		prompt,
-	};
-}
 
 /** Every delay the core asked for in the current scenario, in ms (really slept). */
 let sleeps: number[] = [];
@@ -63,7 +52,7 @@ async function runCore(scenario: Scenario): Promise<Observed> {
 		promptsFor(scenario).map(async (prompt) => {
 			let jobId: string | undefined;
 			try {
-				const outcome = await client.generate(requestFor(prompt), {
+				const outcome = await client.generate(request({ prompt }), {
 					mode: scenario.waitMode,
 					timeoutMs: (scenario.timeoutSeconds ?? 10) * 1000,
 					onTimeout: scenario.onTimeout,
@@ -104,7 +93,7 @@ describe('fault matrix through the core', () => {
 		arm(suite.fault, { faults: { queue: { errorBurst: 3 } } });
 		const client = makeClient(suite.capture);
 		const job = await bounded(
-			client.submit(requestFor('one job only')),
+			client.submit(request({ prompt: 'one job only' })),
 			SCENARIO_LIMIT_MS,
 			'submit',
 		);

@@ -22,6 +22,7 @@ import {
 	until,
 } from '../helpers/node-red-harness';
 import type { Flow, Msg } from '../helpers/node-red-harness';
+import { request } from './core-harness';
 
 jest.setTimeout(30_000);
 
@@ -61,14 +62,7 @@ async function submitJob(prompt = 'a job to collect'): Promise<string> {
 		asyncUrl: emulator.asyncUrl,
 		apiKey: emulator.apiKey,
 	});
-	const job = await client.submit({
-		modality: 'image',
-		family: 'flux',
-		model: 'schnell',
-		task: 't2i',
-		format: '512',
-		prompt,
-	});
+	const job = await client.submit(request({ prompt }));
 	return job.jobId;
 }
 

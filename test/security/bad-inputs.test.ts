@@ -15,6 +15,7 @@ import { createEmulator, type RunningEmulator } from '../../emulator';
 import { deepText, SECRET_KEY } from '../helpers/fault-capture';
 import { bounded } from '../helpers/fault-matrix';
 import { ONE_MODEL, sendJson, startServer, type TestServer } from '../helpers/fault-servers';
+import { request } from '../integration/core-harness';
 
 jest.setTimeout(20_000);
 
@@ -40,18 +41,6 @@ function client(options: Partial<RenderClientOptions> & { apiKey?: string } = {}
 		cacheIdentity: `bad-inputs-${apiKey}`,
 		...rest,
 	});
-}
-
-function request(overrides: Partial<GenerationRequest> = {}): GenerationRequest {
-	return {
-		modality: 'image',
-		family: 'flux',
-		model: 'schnell',
-		task: 't2i',
-		format: '512',
-		prompt: 'a harbour at night',
-		...overrides,
-	};
 }
 
 /** Runs `work`, expecting it to fail within the time bound; returns the error. */
