@@ -19,6 +19,7 @@ import { SECRET_KEY } from '../helpers/fault-capture';
 import {
 	catchNodes,
 	configNode,
+	generateNode,
 	helper,
 	load,
 	onTab,
@@ -55,22 +56,7 @@ function watchNodes(ids: string[]): { outputs: Msg[]; caught: Msg[] } {
 function generateFlow(props: Record<string, unknown>, next = 'out'): Flow {
 	return [
 		configNode(suite.fault.emulator),
-		{
-			id: 'gen',
-			type: 'render-generate',
-			config: 'cfg',
-			family: 'flux',
-			model: 'schnell',
-			format: '512',
-			mode: 'wait',
-			waitMode: 'auto',
-			timeout: 20,
-			onTimeout: 'fail',
-			output: 'buffer',
-			concurrency: 4,
-			wires: [[next]],
-			...props,
-		},
+		generateNode({ concurrency: 4, wires: [[next]], ...props }),
 		{ id: 'out', type: 'helper' },
 		...catchNodes(),
 	];

@@ -46,6 +46,28 @@ export function credentials(
 	return { [id]: { apiKey } };
 }
 
+/**
+ * A render-generate node `gen` on the config node `cfg`, waiting (Auto, 20 s, then fail) for
+ * a 512 flux/schnell image as a buffer, wired to `out`; `props` override any of it.
+ */
+export function generateNode(props: Record<string, unknown> = {}): Msg {
+	return {
+		id: 'gen',
+		type: 'render-generate',
+		config: CONFIG_ID,
+		family: 'flux',
+		model: 'schnell',
+		format: '512',
+		mode: 'wait',
+		waitMode: 'auto',
+		timeout: 20,
+		onTimeout: 'fail',
+		output: 'buffer',
+		wires: [['out']],
+		...props,
+	};
+}
+
 /** A Catch node wired to a helper node `caught`, to see what reaches Catch. */
 export function catchNodes(): Flow {
 	return [

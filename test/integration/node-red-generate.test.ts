@@ -8,6 +8,7 @@ import type { RunningEmulator } from '../../emulator';
 import {
 	catchNodes,
 	configNode,
+	generateNode,
 	helper,
 	load,
 	messages,
@@ -42,21 +43,7 @@ afterEach(async () => {
 function generateFlow(props: Record<string, unknown> = {}): Flow {
 	return [
 		configNode(emulator),
-		{
-			id: 'gen',
-			type: 'render-generate',
-			config: 'cfg',
-			family: 'flux',
-			model: 'schnell',
-			format: '512',
-			mode: 'wait',
-			waitMode: 'auto',
-			timeout: 20,
-			onTimeout: 'fail',
-			output: 'buffer',
-			wires: [['out']],
-			...props,
-		},
+		generateNode(props),
 		{ id: 'out', type: 'helper' },
 		...catchNodes(),
 	];

@@ -12,6 +12,7 @@ import { createRenderEngine, generateParams, renderNode, TYPES } from '../helper
 import {
 	catchNodes,
 	configNode,
+	generateNode,
 	helper,
 	load,
 	nextMessage,
@@ -167,24 +168,7 @@ describe('Node-RED render-generate and render-job', () => {
 	}
 
 	function generate(props: Record<string, unknown> = {}, config = configNode(emulator)): Flow {
-		return [
-			config,
-			{
-				id: 'gen',
-				type: 'render-generate',
-				config: 'cfg',
-				family: 'flux',
-				model: 'schnell',
-				format: '512',
-				mode: 'wait',
-				waitMode: 'poll',
-				timeout: 10,
-				onTimeout: 'fail',
-				output: 'buffer',
-				wires: [['out']],
-				...props,
-			},
-		];
+		return [config, generateNode({ waitMode: 'poll', timeout: 10, ...props })];
 	}
 
 	it('empty prompt', async () => {

@@ -25,6 +25,7 @@ import {
 } from '../helpers/n8n-render';
 import {
 	catchNodes,
+	generateNode,
 	helper,
 	load,
 	nextMessage,
@@ -168,20 +169,7 @@ describe('Node-RED: config node options', () => {
 	function flow(endpoint: Endpoint, extra: Record<string, unknown> = {}): Flow {
 		return [
 			{ id: 'cfg', type: 'render-service-config', name: 'sec', ...endpoint, ...extra },
-			{
-				id: 'gen',
-				type: 'render-generate',
-				config: 'cfg',
-				family: 'flux',
-				model: 'schnell',
-				format: '512',
-				mode: 'wait',
-				waitMode: 'poll',
-				timeout: 20,
-				onTimeout: 'fail',
-				output: 'buffer',
-				wires: [['out']],
-			},
+			generateNode({ waitMode: 'poll' }),
 			{ id: 'out', type: 'helper' },
 			...catchNodes(),
 		];
