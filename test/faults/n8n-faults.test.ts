@@ -22,6 +22,7 @@ import {
 	type Scenario,
 } from '../helpers/fault-matrix';
 import { faultSuite, withScenario } from '../helpers/fault-suite';
+import { until } from '../helpers/until';
 import { chain, node, type ActiveTrigger } from '../helpers/n8n-engine';
 import {
 	binaryBytes,
@@ -187,16 +188,6 @@ describe('Render Service Trigger restarted with pending jobs', () => {
 		const trigger = await engine.activateTrigger(triggerNode, { workflowId: 'wf-faults' });
 		active.push(trigger);
 		return trigger;
-	}
-
-	async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-		await bounded(
-			(async () => {
-				while (!check()) await new Promise((r) => setTimeout(r, 20));
-			})(),
-			ms,
-			what,
-		);
 	}
 
 	it('each pending job fires exactly once after the restart, never again', async () => {

@@ -24,6 +24,7 @@ import {
 	load,
 	onTab,
 	sleep,
+	until,
 	type Flow,
 	type Msg,
 } from '../helpers/node-red-harness';
@@ -63,13 +64,7 @@ function generateFlow(props: Record<string, unknown>, next = 'out'): Flow {
 }
 
 async function collect(seen: { outputs: Msg[]; caught: Msg[] }, count: number, what: string) {
-	await bounded(
-		(async () => {
-			while (seen.outputs.length + seen.caught.length < count) await sleep(20);
-		})(),
-		SCENARIO_LIMIT_MS,
-		what,
-	);
+	await until(() => seen.outputs.length + seen.caught.length >= count, SCENARIO_LIMIT_MS, what);
 }
 
 function observe(seen: { outputs: Msg[]; caught: Msg[] }): Observed {
@@ -126,10 +121,8 @@ describe('Node-RED flow redeployed mid-wait', () => {
 	const credentials = { cfg: { apiKey: SECRET_KEY } };
 
 	async function waitForJobs(count: number): Promise<void> {
-		await bounded(
-			(async () => {
-				while (suite.fault.emulator.counters().jobsCreated < count) await sleep(10);
-			})(),
+		await until(
+			() => suite.fault.emulator.counters().jobsCreated >= count,
 			SCENARIO_LIMIT_MS,
 			`${count} jobs`,
 		);

@@ -156,13 +156,7 @@ export function recordErrors(nodeId: string): unknown[][] {
 	return seen;
 }
 
-export async function until(check: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
-	const start = Date.now();
-	while (!check()) {
-		if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 20));
-	}
-}
+export { until } from './until';
 
 export function sleep(ms: number): Promise<void> {
 	return new Promise((r) => setTimeout(r, ms));

@@ -12,6 +12,7 @@ import type { RunningEmulator } from '../../emulator/types';
 import { bootId, JobLedger } from '../../nodes/RenderService/shared/ledger';
 import { chain, node, type ActiveTrigger } from '../helpers/n8n-engine';
 import { createRenderEngine, generateParams, renderNode, TYPES } from '../helpers/n8n-render';
+import { until as waitUntil } from '../helpers/until';
 import { tempN8nUserFolder } from '../helpers/n8n-user-folder';
 
 jest.setTimeout(60_000);
@@ -59,13 +60,8 @@ describe('n8n Render Service Trigger claims in the real engine', () => {
 		return trigger;
 	}
 
-	async function until(condition: () => boolean | Promise<boolean>, what: string) {
-		const started = Date.now();
-		while (!(await condition())) {
-			if (Date.now() - started > 20_000) throw new Error(`Timed out waiting for ${what}`);
-			await new Promise((resolve) => setTimeout(resolve, 25));
-		}
-	}
+	const until = (check: () => boolean | Promise<boolean>, what: string) =>
+		waitUntil(check, 20_000, what);
 
 	const scans = async () => await new Promise((resolve) => setTimeout(resolve, 800));
 	const jobIdsOf = (trigger: ActiveTrigger) =>

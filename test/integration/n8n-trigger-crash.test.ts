@@ -16,6 +16,7 @@ import type { RunningEmulator } from '../../emulator/types';
 import { JobLedger } from '../../nodes/RenderService/shared/ledger';
 import { chain, node, type ActiveTrigger } from '../helpers/n8n-engine';
 import { createRenderEngine, generateParams, renderNode, TYPES } from '../helpers/n8n-render';
+import { until as waitUntil } from '../helpers/until';
 
 jest.setTimeout(90_000);
 
@@ -76,13 +77,8 @@ describe('n8n Render Service Trigger after a crash of the process holding a clai
 		});
 	}
 
-	async function until(condition: () => boolean | Promise<boolean>, what: string) {
-		const started = Date.now();
-		while (!(await condition())) {
-			if (Date.now() - started > 30_000) throw new Error(`Timed out waiting for ${what}`);
-			await new Promise((r) => setTimeout(r, 25));
-		}
-	}
+	const until = (check: () => boolean | Promise<boolean>, what: string) =>
+		waitUntil(check, 30_000, what);
 
 	it('fires the job again, once, after the restart', async () => {
 		const ledger = new JobLedger();

@@ -11,6 +11,7 @@ import {
 	renderNode,
 	TYPES,
 } from '../helpers/n8n-render';
+import { until as waitUntil } from '../helpers/until';
 import { tempN8nUserFolder } from '../helpers/n8n-user-folder';
 
 jest.setTimeout(60_000);
@@ -71,13 +72,7 @@ describe('n8n Render Service Trigger in the real engine', () => {
 		return trigger;
 	}
 
-	async function until(condition: () => boolean, what: string, limitMs = 20_000) {
-		const started = Date.now();
-		while (!condition()) {
-			if (Date.now() - started > limitMs) throw new Error(`Timed out waiting for ${what}`);
-			await new Promise((resolve) => setTimeout(resolve, 25));
-		}
-	}
+	const until = (check: () => boolean, what: string) => waitUntil(check, 20_000, what);
 
 	const emittedJobIds = (trigger: ActiveTrigger) =>
 		trigger.emitted.map((run) => run[0]?.[0]?.json.jobId as string);

@@ -5,7 +5,7 @@
  */
 import { createEmulator, type RunningEmulator } from '../../emulator';
 import { captureOutput, SECRET_KEY, type Capture } from '../helpers/fault-capture';
-import { bounded } from '../helpers/fault-matrix';
+import { until } from '../helpers/until';
 import { startServer, type TestServer } from '../helpers/fault-servers';
 import { chain, node } from '../helpers/n8n-engine';
 import { createRenderEngine, generateParams, renderNode, TYPES } from '../helpers/n8n-render';
@@ -135,13 +135,7 @@ describe('n8n Generate Media', () => {
 				'the reply of the Render Service while listing models was too large (over 8388608 bytes), so it was not read.',
 			);
 			// The connection is dropped, not drained in the background.
-			await bounded(
-				(async () => {
-					while (!closed) await new Promise((r) => setTimeout(r, 10));
-				})(),
-				5_000,
-				'the connection to close',
-			);
+			await until(() => closed, 5_000, 'the connection to close');
 		} finally {
 			await endless.close();
 		}

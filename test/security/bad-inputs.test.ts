@@ -14,6 +14,7 @@ import type { GenerationRequest } from '../../core/types';
 import { createEmulator, type RunningEmulator } from '../../emulator';
 import { deepText, SECRET_KEY } from '../helpers/fault-capture';
 import { bounded } from '../helpers/fault-matrix';
+import { until } from '../helpers/until';
 import { ONE_MODEL, sendJson, startServer, type TestServer } from '../helpers/fault-servers';
 import { request } from '../integration/core-harness';
 
@@ -269,13 +270,7 @@ describe('bad job IDs and unreadable replies', () => {
 		expect(error.message).toBe(
 			'the reply of the Render Service while listing models was too large (over 8388608 bytes), so it was not read.',
 		);
-		await bounded(
-			(async () => {
-				while (!closed) await new Promise((r) => setTimeout(r, 10));
-			})(),
-			5_000,
-			'the connection to close',
-		);
+		await until(() => closed, 5_000, 'the connection to close');
 		expect(emulator.counters().jobsCreated).toBe(0);
 	});
 

@@ -9,6 +9,7 @@ import { createAxiosTransport } from '../../core/transports/axios-transport';
 import { createEmulator, type RunningEmulator } from '../../emulator';
 import { deepText, SECRET_KEY } from '../helpers/fault-capture';
 import { bounded } from '../helpers/fault-matrix';
+import { until } from '../helpers/until';
 import { serviceHandler, startServer, type TestServer } from '../helpers/fault-servers';
 
 jest.setTimeout(20_000);
@@ -118,13 +119,7 @@ describe('download size cap against a hostile CDN', () => {
 		expect((error as Error).message).toMatch(
 			/^Job job-1: the result is \d+ bytes, more than the 1000000-byte limit\.$/,
 		);
-		await bounded(
-			(async () => {
-				while (!closed) await new Promise((r) => setTimeout(r, 10));
-			})(),
-			5_000,
-			'the CDN connection to close',
-		);
+		await until(() => closed, 5_000, 'the CDN connection to close');
 		// What the CDN pushed stays near the cap (socket buffers aside), not unbounded.
 		expect(endless.bytesWritten()).toBeLessThan(cap + 16 * 1024 * 1024);
 		expect(endless.requests[0]?.headers.authorization).toBeUndefined();
