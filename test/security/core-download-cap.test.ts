@@ -11,17 +11,11 @@ import { deepText, SECRET_KEY } from '../helpers/fault-capture';
 import { bounded } from '../helpers/fault-matrix';
 import { until } from '../helpers/until';
 import { serviceHandler, startServer, type TestServer } from '../helpers/fault-servers';
+import { request } from '../integration/core-harness';
 
 jest.setTimeout(20_000);
 
-const REQUEST = {
-	modality: 'image',
-	family: 'flux',
-	model: 'schnell',
-	task: 't2i',
-	format: '512',
-	prompt: 'a very large picture',
-};
+const REQUEST = request({ prompt: 'a very large picture' });
 
 function client(baseUrl: string, asyncUrl: string, maxDownloadBytes?: number) {
 	return createRenderClient({

@@ -18,6 +18,7 @@ import {
 	type Handler,
 	type TestServer,
 } from '../helpers/fault-servers';
+import { request } from '../integration/core-harness';
 
 jest.setTimeout(20_000);
 
@@ -48,14 +49,7 @@ function clientFor(api: TestServer, options: Partial<RenderClientOptions> = {}) 
 	});
 }
 
-const REQUEST = {
-	modality: 'image',
-	family: 'flux',
-	model: 'schnell',
-	task: 't2i',
-	format: '512',
-	prompt: 'a locked door',
-};
+const REQUEST = request({ prompt: 'a locked door' });
 
 /** submit + wait (polling) + download, returning the bytes or the error. */
 async function fetchResult(client: ReturnType<typeof clientFor>): Promise<Buffer> {
