@@ -4,8 +4,6 @@
  * Service Trigger deactivated and activated again while its jobs are pending. The real-process
  * restart of n8n is covered by test/e2e/n8n-e2e.test.ts ("pending across a restart").
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { INodeExecutionData } from 'n8n-workflow';
@@ -31,30 +29,20 @@ import {
 	renderNode,
 	TYPES,
 } from '../helpers/n8n-render';
+import { tempN8nUserFolder } from '../helpers/n8n-user-folder';
 
 jest.setTimeout(30_000);
 
 const suite = faultSuite('Fault matrix: n8n nodes (in-process engine)');
-let folder: string;
-const saved = {
-	user: process.env.N8N_USER_FOLDER,
-	ledger: process.env.RENDER_SERVICE_LEDGER_DIR,
-};
-
-function restoreEnv(name: string, value: string | undefined): void {
-	if (value === undefined) delete process.env[name];
-	else process.env[name] = value;
-}
+const userFolder = tempN8nUserFolder('n8n-faults-', 'all');
+const savedLedgerDir = process.env.RENDER_SERVICE_LEDGER_DIR;
 
 beforeAll(() => {
-	folder = mkdtempSync(join(tmpdir(), 'n8n-faults-'));
-	process.env.N8N_USER_FOLDER = folder;
-	process.env.RENDER_SERVICE_LEDGER_DIR = join(folder, 'ledger');
+	process.env.RENDER_SERVICE_LEDGER_DIR = join(userFolder.path, 'ledger');
 });
 afterAll(() => {
-	rmSync(folder, { recursive: true, force: true });
-	restoreEnv('N8N_USER_FOLDER', saved.user);
-	restoreEnv('RENDER_SERVICE_LEDGER_DIR', saved.ledger);
+	if (savedLedgerDir === undefined) delete process.env.RENDER_SERVICE_LEDGER_DIR;
+	else process.env.RENDER_SERVICE_LEDGER_DIR = savedLedgerDir;
 });
 
 function inputFor(scenario: Scenario): INodeExecutionData[] {
