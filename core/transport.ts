@@ -91,6 +91,25 @@ export class TransportError extends Error {
 	}
 }
 
+/**
+ * Error codes after which a request certainly never reached the server (no connection was
+ * made), so even a submission may be sent again. Every other failure counts as "maybe sent".
+ */
+const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'ECONNREFUSED',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+	'EADDRNOTAVAIL',
+	'ERR_INVALID_URL',
+]);
+
+/** Whether a transport failure with this code may have reached the server. */
+export function mayHaveBeenSent(code: string): boolean {
+	return !NOT_SENT_CODES.has(code);
+}
+
 /** Abortable sleep. Rejects with the signal's reason when aborted. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 

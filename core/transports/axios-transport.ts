@@ -11,6 +11,7 @@ import { scrub } from '../errors';
 import { linkSignals } from '../sleep';
 import {
 	TransportError,
+	mayHaveBeenSent,
 	type SseConnection,
 	type SseItem,
 	type Transport,
@@ -35,15 +36,6 @@ export interface AxiosTransportOptions {
  * apart here; the job's `failed` status (or polling) still ends the wait.
  */
 const EVENT_NAMES = ALL_JOB_EVENTS.filter((name) => name !== 'error');
-
-const NOT_SENT_CODES = new Set([
-	'ECONNREFUSED',
-	'ENOTFOUND',
-	'EAI_AGAIN',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-	'EADDRNOTAVAIL',
-]);
 
 export function createAxiosTransport(options: AxiosTransportOptions): Transport {
 	const http = options.axiosInstance ?? axios.create();
@@ -249,6 +241,6 @@ function toTransportError(
 	// No `cause`: axios errors hold the request config, including the Authorization header.
 	return new TransportError(scrub(raw || codeText, secrets), {
 		code: codeText,
-		sent: !NOT_SENT_CODES.has(codeText),
+		sent: mayHaveBeenSent(codeText),
 	});
 }

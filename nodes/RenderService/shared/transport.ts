@@ -14,6 +14,7 @@ import type {
 import { sseConnectionFromResponse } from '../../../core/sse-parser';
 import {
 	TransportError,
+	mayHaveBeenSent,
 	type SseConnection,
 	type SseConnectRequest,
 	type Transport,
@@ -33,16 +34,6 @@ interface FullResponse {
 	headers: unknown;
 	body: unknown;
 }
-
-/** Codes after which the request certainly never reached the server. */
-const NOT_SENT_CODES = new Set([
-	'ENOTFOUND',
-	'EAI_AGAIN',
-	'ECONNREFUSED',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-	'ERR_INVALID_URL',
-]);
 
 function errorCode(error: unknown): string | undefined {
 	let current: unknown = error;
@@ -65,7 +56,7 @@ function toTransportError(error: unknown, url: string): TransportError {
 	// The message is built here, never copied from the library: it must not carry headers.
 	return new TransportError(`No response from ${host} (${code})`, {
 		code,
-		sent: !NOT_SENT_CODES.has(code),
+		sent: mayHaveBeenSent(code),
 		cause: error,
 	});
 }
