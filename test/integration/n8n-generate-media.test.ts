@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -130,6 +130,23 @@ describe('n8n Generate Media in the real engine', () => {
 		expect(text).not.toContain(emulator.apiKey);
 	});
 
+	it('Submit Only names the paid job when the ledger cannot be written', async () => {
+		const blocker = join(userFolder.path, 'not-a-folder');
+		writeFileSync(blocker, 'a file where the ledger folder should be');
+		process.env.RENDER_SERVICE_LEDGER_DIR = join(blocker, 'jobs');
+		try {
+			const before = emulator.counters().jobsCreated;
+			const result = await generate({ mode: 'submit' });
+			const error = result.nodeError('Generate');
+			const job = emulator.jobs().at(-1);
+			expect(emulator.counters().jobsCreated).toBe(before + 1);
+			expect(String(error?.message)).toContain(`Job ${job?.id} was submitted`);
+			expect(String(error?.description)).toMatch(/collect it by its ID/);
+		} finally {
+			delete process.env.RENDER_SERVICE_LEDGER_DIR;
+		}
+	});
+
 	it('runs 20 items 4 at a time, keeping order and pairedItem', async () => {
 		const result = await generate(
 			{ prompt: '={{ $json.prompt }}', options: { concurrency: 4 } },
@@ -172,6 +189,17 @@ describe('n8n Generate Media in the real engine', () => {
 		expect(emulator.counters().jobsCreated).toBe(before);
 		expect(String(error?.description ?? '')).not.toBe('');
 		expect((error?.context as { itemIndex?: number } | undefined)?.itemIndex).toBe(1);
+	});
+
+	it('refuses a bad timeout before any item is submitted', async () => {
+		const before = emulator.counters().jobsCreated;
+		const input = [{ json: { timeout: 30 } }, { json: { timeout: -5 } }];
+		const result = await generate({ timeoutSeconds: '={{ $json.timeout }}' } as never, { input });
+		const error = result.nodeError('Generate');
+		expect(String(error?.message)).toMatch(/timeout must be a positive number/i);
+		expect((error?.context as { itemIndex?: number } | undefined)?.itemIndex).toBe(1);
+		// The good first item was not submitted either: no paid job hides behind the error.
+		expect(emulator.counters().jobsCreated).toBe(before);
 	});
 
 	it('validates a model chosen by expression at run time', async () => {

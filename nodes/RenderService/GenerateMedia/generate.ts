@@ -153,34 +153,27 @@ export async function prepareItem(
 	itemIndex: number,
 ): Promise<PreparedItem> {
 	const request = await readRequest(context, itemIndex);
+	const wait = readWaitSettings(context, itemIndex);
 	const { warnings } = await deps.client.validate(request, { signal: deps.signal });
-	return { request, warnings };
+	return { request, warnings, wait };
 }
 
 export interface PreparedItem {
 	request: GenerationRequest;
 	warnings: string[];
+	/** Undefined in Submit Only mode. */
+	wait?: WaitSettings;
 }
 
-export async function generateItem(
-	context: IExecuteFunctions,
-	deps: GenerateDeps,
-	itemIndex: number,
-	{ request, warnings }: PreparedItem,
-): Promise<INodeExecutionData> {
-	const { client, signal } = deps;
-	const mode = context.getNodeParameter('mode', itemIndex, 'wait') as string;
-	const job = await client.submit(request, { signal, skipValidation: true });
-	const allWarnings = [...warnings, ...job.warnings.filter((w) => !warnings.includes(w))];
-	const base = { ...describeJob(request, job), warnings: allWarnings };
+interface WaitSettings {
+	mode: WaitMode;
+	timeoutMs: number;
+	onTimeout: OnTimeout;
+}
 
-	if (mode === 'submit') {
-		await deps.ledger.record(ledgerEntry(context, deps, request, job));
-		const json: IDataObject = { ...base, status: job.status };
-		if (job.queuePosition !== undefined) json.queuePosition = job.queuePosition;
-		return { json, pairedItem: { item: itemIndex } };
-	}
-
+/** Checked before submitting, so a bad timeout never leaves a paid job behind an error. */
+function readWaitSettings(context: IExecuteFunctions, itemIndex: number): WaitSettings | undefined {
+	if (context.getNodeParameter('mode', itemIndex, 'wait') === 'submit') return undefined;
 	const timeoutSeconds = Number(context.getNodeParameter('timeoutSeconds', itemIndex, 600));
 	if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
 		throw new NodeOperationError(context.getNode(), 'The timeout must be a positive number', {
@@ -188,12 +181,53 @@ export async function generateItem(
 			description: 'Set Timeout (Seconds) to 1 or more; the default is 600 (10 minutes).',
 		});
 	}
-	const outcome = await client.wait(job.jobId, {
+	return {
 		mode: context.getNodeParameter('waitStrategy', itemIndex, 'auto') as WaitMode,
 		timeoutMs: timeoutSeconds * 1000,
 		onTimeout: context.getNodeParameter('onTimeout', itemIndex, 'fail') as OnTimeout,
-		signal,
-	});
+	};
+}
+
+/** The job is paid for: a ledger that cannot be written must still name it. */
+async function recordForTrigger(
+	context: IExecuteFunctions,
+	deps: GenerateDeps,
+	itemIndex: number,
+	entry: LedgerEntry,
+): Promise<void> {
+	try {
+		await deps.ledger.record(entry);
+	} catch (error) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`Job ${entry.jobId} was submitted, but it could not be recorded for the Render Service Trigger`,
+			{
+				itemIndex,
+				description: `The job runs on the service; collect it by its ID. Check that n8n can write to its user folder (${(error as Error).message}).`,
+			},
+		);
+	}
+}
+
+export async function generateItem(
+	context: IExecuteFunctions,
+	deps: GenerateDeps,
+	itemIndex: number,
+	{ request, warnings, wait }: PreparedItem,
+): Promise<INodeExecutionData> {
+	const { client, signal } = deps;
+	const job = await client.submit(request, { signal, skipValidation: true });
+	const allWarnings = [...warnings, ...job.warnings.filter((w) => !warnings.includes(w))];
+	const base = { ...describeJob(request, job), warnings: allWarnings };
+
+	if (!wait) {
+		await recordForTrigger(context, deps, itemIndex, ledgerEntry(context, deps, request, job));
+		const json: IDataObject = { ...base, status: job.status };
+		if (job.queuePosition !== undefined) json.queuePosition = job.queuePosition;
+		return { json, pairedItem: { item: itemIndex } };
+	}
+
+	const outcome = await client.wait(job.jobId, { ...wait, signal });
 	if (outcome.kind === 'timed_out') {
 		return {
 			json: {
