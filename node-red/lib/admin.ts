@@ -11,6 +11,7 @@ import type { ConnectionSettings } from './connection';
 import { translator } from './i18n';
 import type { AdminRequest, AdminResponse, NodeAPI } from './red';
 import { asConfigNode } from './config-node';
+import { editorCatalogueBody } from './editor-catalogue';
 
 /** What Node-RED's editor shows in a password field whose value is stored server-side. */
 export const PASSWORD_PLACEHOLDER = '__PWRD__';
@@ -79,7 +80,7 @@ export function registerAdminRoutes(RED: NodeAPI): void {
 				fresh: body.fresh === true,
 				signal: AbortSignal.timeout(ADMIN_TIMEOUT_MS),
 			});
-			res.json({ models });
+			res.type('application/json').send(editorCatalogueBody(models));
 		} catch (err) {
 			const message = err instanceof Error ? err.message : String(err);
 			const text = t('render-service-config.admin.failed', { message });

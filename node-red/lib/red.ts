@@ -77,6 +77,8 @@ export interface AdminRequest {
 export interface AdminResponse {
 	status(code: number): AdminResponse;
 	json(body: unknown): void;
+	type(contentType: string): AdminResponse;
+	send(body: string): void;
 }
 
 export interface NodeAPI {

@@ -14,6 +14,7 @@ import {
 } from '../helpers/node-red-harness';
 import type { Flow } from '../helpers/node-red-harness';
 import type { Model } from '../../core/types';
+import { editorCatalogueBody } from '../../node-red/lib/editor-catalogue';
 
 jest.setTimeout(30_000);
 
@@ -116,6 +117,8 @@ describe('render-models', () => {
 
 describe('catalogue endpoint for the editor', () => {
 	const path = '/render-service/catalogue';
+	/** The whole catalogue, in the compact form the editor expands. */
+	const editorAnswer = (): unknown => JSON.parse(editorCatalogueBody(allModels));
 
 	it('uses the stored key of a deployed config node when the editor shows the placeholder', async () => {
 		await load(modelsFlow(), emulator.apiKey);
@@ -124,9 +127,9 @@ describe('catalogue endpoint for the editor', () => {
 			.post(path)
 			.send({ config: 'cfg', baseUrl: emulator.baseUrl, apiKey: '__PWRD__' });
 		expect(res.status).toBe(200);
-		expect((res.body as { models: Model[] }).models).toEqual(allModels);
+		expect(res.body).toEqual(editorAnswer());
 		const byId = await helper.request().post(path).send({ config: 'cfg' });
-		expect((byId.body as { models: Model[] }).models).toEqual(allModels);
+		expect(byId.body).toEqual(editorAnswer());
 	});
 
 	it('works for a config node not yet deployed, with the URL and key as typed', async () => {
@@ -138,7 +141,7 @@ describe('catalogue endpoint for the editor', () => {
 			apiKey: emulator.apiKey,
 		});
 		expect(res.status).toBe(200);
-		expect((res.body as { models: Model[] }).models).toEqual(allModels);
+		expect(res.body).toEqual(editorAnswer());
 	});
 
 	it('asks for the key when a new config node has none', async () => {

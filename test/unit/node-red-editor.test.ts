@@ -4,7 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Model } from '../../core/types';
 import { BUILT_IN_MODELS } from '../../emulator';
+import { editorCatalogueBody } from '../../node-red/lib/editor-catalogue';
 import { loadEditor } from '../helpers/node-red-editor-fake';
 import type { FakeEditor } from '../helpers/node-red-editor-fake';
 
@@ -44,6 +46,9 @@ function choose(editor: FakeEditor, name: string, value: string): void {
 	editor.$(`#node-input-${name}`).val(value).trigger('change');
 }
 
+/** The catalogue endpoint's answer, as the editor receives it. */
+const answer = (models: readonly Model[]): unknown => JSON.parse(editorCatalogueBody(models));
+
 const families = (modality?: string): string[] => [
 	...new Set(
 		BUILT_IN_MODELS.filter((m) => !modality || m.modality === modality).map((m) => m.family),
@@ -69,7 +74,7 @@ it('asks for the catalogue once, through the selected config node', () => {
 
 it('narrows families by modality, models by family, and details by model', () => {
 	const { editor } = open();
-	editor.ajax[0]!.resolve({ models: BUILT_IN_MODELS });
+	editor.ajax[0]!.resolve(answer(BUILT_IN_MODELS));
 	expect(editor.options('node-input-modality')).toEqual(['', 'image', 'video']);
 	expect(editor.options('node-input-family')).toEqual(['', ...families()]);
 	choose(editor, 'modality', 'video');
@@ -82,6 +87,8 @@ it('narrows families by modality, models by family, and details by model', () =>
 	choose(editor, 'model', 'dev');
 	expect(editor.options('node-input-task')).toEqual(['', 't2i', 'i2i']);
 	expect(editor.options('node-input-backend')).toEqual(['', 'nunchaku', 'torch', 'tensorrt']);
+	const dev = BUILT_IN_MODELS.find((m) => m.family === 'flux' && m.model === 'dev')!;
+	expect(editor.options('node-input-format')).toEqual(['', ...dev.formats]);
 	expect(editor.el('node-input-steps').disabled).toBe(false);
 	expect(editor.el('node-input-steps').attrs.placeholder).toBe('default 28');
 	expect(editor.el('node-input-guidance').attrs.placeholder).toBe('1 to 10');
@@ -96,7 +103,7 @@ it('keeps saved choices the catalogue no longer lists, and drops them once the u
 	const { editor } = open({ modality: 'image', family: 'flux', model: 'retired', format: '512' });
 	// Before the catalogue answers, the saved values are selectable.
 	expect(editor.el('node-input-model').value).toBe('retired');
-	editor.ajax[0]!.resolve({ models: BUILT_IN_MODELS });
+	editor.ajax[0]!.resolve(answer(BUILT_IN_MODELS));
 	expect(editor.el('node-input-family').value).toBe('flux');
 	expect(editor.el('node-input-model').value).toBe('retired');
 	expect(editor.el('node-input-model').options.at(-1)?.text).toBe('retired (not in the catalogue)');
@@ -108,7 +115,7 @@ it('keeps saved choices the catalogue no longer lists, and drops them once the u
 
 it('labels models with size and status', () => {
 	const { editor } = open();
-	editor.ajax[0]!.resolve({ models: BUILT_IN_MODELS });
+	editor.ajax[0]!.resolve(answer(BUILT_IN_MODELS));
 	choose(editor, 'family', 'sdxl');
 	expect(editor.el('node-input-model').options.map((o) => o.text)).toEqual([
 		'from msg',
