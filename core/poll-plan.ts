@@ -1,11 +1,13 @@
 /**
  * When to poll next, as a pure function of what the polls so far have seen, so unit tests pin
- * the schedule with a fake clock. Three inputs, in order of trust:
+ * the schedule with a fake clock. Inputs, in order of trust:
  * - the server's `Retry-After`: a floor, we never ask sooner than the service wants;
+ * - while queued: a wait of at most 30 % of the time since the first poll, since a queue says
+ *   nothing about when it ends; the extra wait stays proportional to the wait so far;
  * - the job's progress while running: from the first and latest progress samples we estimate
  *   when it completes and poll just after that (within the floor and our ceiling);
- * - otherwise our growing schedule (retry.ts POLL_SCHEDULE), restarted from its short first
- *   interval when an estimate passes without the job completing.
+ * - otherwise our growing schedule (retry.ts POLL_SCHEDULE), started afresh when the job starts
+ *   running and when an estimate passes without the job completing.
  * Defaults and the reasons for them are in docs/client.md.
  */
 import { POLL_SCHEDULE, backoffDelay, clampHint, type BackoffPolicy } from './retry';
@@ -37,6 +39,8 @@ export interface PollPlan {
 	latest?: ProgressSample;
 	/** Set while the last wait aimed just after an estimated completion. */
 	aimedAt?: number;
+	/** When the first poll answered: queue waits grow with the time since. */
+	since?: number;
 }
 
 export interface PollDecision {
@@ -51,12 +55,18 @@ export interface PollPolicy {
 	/** Waits aimed at an estimate end this long after it, plus `etaMarginFraction` of the wait. */
 	etaMarginMs: number;
 	etaMarginFraction: number;
+	/**
+	 * While queued, each wait is at most this fraction of the time since the first poll (and at
+	 * least the schedule's first interval): the extra wait stays proportional to the wait so far.
+	 */
+	queuedFraction: number;
 }
 
 export const POLL_POLICY: PollPolicy = {
 	schedule: POLL_SCHEDULE,
 	etaMarginMs: 250,
 	etaMarginFraction: 0.05,
+	queuedFraction: 0.3,
 };
 
 export function startPollPlan(): PollPlan {
@@ -69,20 +79,31 @@ export function planNextPoll(
 	seen: PollSighting,
 	policy: PollPolicy = POLL_POLICY,
 ): PollDecision {
-	const samples = addSample(plan, seen);
+	const since = plan.since ?? seen.at;
+	const memory = { ...addSample(plan, seen), since };
 	const floor = seen.retryAfterMs === undefined ? 0 : clampHint(seen.retryAfterMs);
-	const eta = estimateCompletion(samples.first, samples.latest);
-	const ceiling = policy.schedule.maxMs;
+	const { initialMs, maxMs } = policy.schedule;
+	if (seen.status === 'queued') {
+		const delay = clamp(Math.round((seen.at - since) * policy.queuedFraction), initialMs, maxMs);
+		return decide(delay, floor, 'schedule', { ...memory, step: 0 });
+	}
+	const eta = estimateCompletion(memory.first, memory.latest);
 	if (eta !== undefined && eta > seen.at) {
 		const ahead = eta - seen.at;
 		const wanted = ahead + policy.etaMarginMs + ahead * policy.etaMarginFraction;
-		const delay = Math.min(ceiling, Math.max(policy.schedule.initialMs, Math.round(wanted)));
-		return decide(delay, floor, 'estimate', { ...samples, step: plan.step, aimedAt: eta });
+		const delay = clamp(Math.round(wanted), initialMs, maxMs);
+		return decide(delay, floor, 'estimate', { ...memory, step: plan.step, aimedAt: eta });
 	}
-	// An estimate that passed without completion is not trusted: start again from short waits.
+	// The queue phase leaves the step at 0, so the running phase starts its schedule afresh: a job
+	// that just started may end soon. An estimate that passed without completion is not trusted:
+	// start again from short waits too.
 	const step = plan.aimedAt !== undefined ? 0 : plan.step;
 	const delay = backoffDelay(step, policy.schedule, () => 0);
-	return decide(delay, floor, 'schedule', { ...samples, step: step + 1 });
+	return decide(delay, floor, 'schedule', { ...memory, step: step + 1 });
+}
+
+function clamp(value: number, low: number, high: number): number {
+	return Math.min(high, Math.max(low, value));
 }
 
 function decide(

@@ -1,7 +1,8 @@
 /**
  * Waiting by polling `GET /jobs/{id}`. The first poll is immediate; poll-plan.ts chooses each
- * next wait: our schedule (0.5 s doubling to a 15 s ceiling), or just after the completion
- * estimated from the job's progress, never sooner than the answer's `Retry-After`. Transient
+ * next wait: while queued at most 30 % of the wait so far, while running our schedule (0.5 s
+ * doubling to a 15 s ceiling) or just after the completion estimated from the job's progress,
+ * never sooner than the answer's `Retry-After`. Transient
  * errors (408, 429, 5xx, network) are retried with jittered backoff or their `Retry-After`,
  * for as long as the overall deadline allows: they never count as a failed job.
  */

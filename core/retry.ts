@@ -24,10 +24,11 @@ export const ERROR_BACKOFF: BackoffPolicy = {
 
 /**
  * Polling interval while a job runs without telling us when it ends: 0.5 s doubling to a 15 s
- * ceiling (0, 0.5, 1.5, 3.5, 7.5, 15.5, 30.5, 45.5 s...). A job of a few seconds is seen within
- * a second or two; a 60 s job costs 9 requests instead of a fixed 2 s poller's 31; a long job
- * costs one request per 15 s. The price is up to one interval of extra wait on long jobs, which
- * the completion estimate from progress (poll-plan.ts) removes when the service reports it.
+ * ceiling (0, 0.5, 1.5, 3.5, 7.5, 15.5, 30.5, 45.5 s... after it starts running). A job of a
+ * few seconds is seen within a second or two; a 60 s job costs 10 requests instead of a fixed
+ * 2 s poller's 31; a long job costs one request per 15 s. The price is up to one interval of
+ * extra wait on long jobs, which the completion estimate from progress (poll-plan.ts) removes
+ * when the service reports it. The queue phase has its own rule (poll-plan.ts).
  */
 export const POLL_SCHEDULE: BackoffPolicy = {
 	initialMs: 500,
