@@ -6,6 +6,7 @@ const queued = (extra: Record<string, unknown> = {}) => ({
 	status: 200,
 	body: { id: 'j1', status: 'queued', ...extra },
 });
+const started = () => ({ status: 200, body: { id: 'j1', status: 'running' } });
 const running = (progress: number) => ({
 	status: 200,
 	body: { id: 'j1', status: 'running', progress },
@@ -17,10 +18,10 @@ const done = {
 };
 
 describe('polling', () => {
-	it('polls at once, then starts quick and backs off to the ceiling when the server gives no hint', async () => {
+	it('polls at once, then starts quick and backs off to the ceiling while a job runs without hints', async () => {
 		const transport = fakeTransport();
 		const time = fakeTime();
-		transport.on('GET /jobs/j1', ...Array.from({ length: 8 }, () => queued()), done);
+		transport.on('GET /jobs/j1', ...Array.from({ length: 8 }, () => started()), done);
 		const outcome = await fakeClient(transport, time).wait('j1', { mode: 'poll' });
 		expect(outcome).toMatchObject({
 			kind: 'complete',
@@ -35,7 +36,7 @@ describe('polling', () => {
 	it("takes the server's Retry-After as a floor under our schedule, not instead of it", async () => {
 		const transport = fakeTransport();
 		const time = fakeTime();
-		const hinted = (seconds: string) => ({ ...queued(), headers: { 'retry-after': seconds } });
+		const hinted = (seconds: string) => ({ ...started(), headers: { 'retry-after': seconds } });
 		transport.on(
 			'GET /jobs/j1',
 			...Array.from({ length: 6 }, () => hinted('1')),
@@ -45,6 +46,15 @@ describe('polling', () => {
 		await fakeClient(transport, time).wait('j1', { mode: 'poll' });
 		// A 1 s hint lengthens only the first wait; a 30 s hint is obeyed past our 15 s ceiling.
 		expect(time.sleeps).toEqual([1000, 1000, 2000, 4000, 8000, 15_000, 30_000]);
+	});
+
+	it('while queued, waits at most 30 % of the time so far, so a job that starts soon is seen soon', async () => {
+		const transport = fakeTransport();
+		const time = fakeTime();
+		transport.on('GET /jobs/j1', ...Array.from({ length: 9 }, () => queued()), running(0), done);
+		await fakeClient(transport, time).wait('j1', { mode: 'poll' });
+		// 0.5 s until 30 % of the wait so far is longer; the running phase starts its own schedule.
+		expect(time.sleeps).toEqual([500, 500, 500, 500, 600, 780, 1014, 1318, 1714, 500]);
 	});
 
 	it('polls just after the completion estimated from progress, within the hint', async () => {
